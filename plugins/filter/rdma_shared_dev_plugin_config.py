@@ -1,0 +1,99 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+name: rdma_shared_dev_plugin_config
+short_description: k8s-rdma-shared-dev-plugin configuration from resources and RDMA facts
+version_added: 0.1.0
+author: rdma.fabric developers
+description:
+  - Builds the C(config.json) document of the k8s-rdma-shared-dev-plugin (also the C(config) of a
+    NicClusterPolicy C(rdmaSharedDevicePlugin)).
+  - Each resource keeps its C(selectors) when given; otherwise they are derived from the ACTIVE ports in the
+    facts with the same rules as P(rdma.fabric.rdma_selectors#filter).
+options:
+  _input:
+    description: The resources (list of dicts).
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      resourceName:
+        description: Resource name; pods request C(rdma/<resourceName>).
+        type: str
+        required: true
+      rdmaHcaMax:
+        description: How many pods may share the selected devices.
+        type: int
+        default: 63
+      resourcePrefix:
+        description: Resource prefix instead of C(rdma).
+        type: str
+      selectors:
+        description: Explicit selectors; empty means derive them from the facts.
+        type: dict
+      link_layers:
+        description: Derive selectors only from ports of these link layers.
+        type: list
+        elements: str
+      rdma_devices:
+        description: Derive selectors only from RDMA devices matching these shell globs.
+        type: list
+        elements: str
+  facts:
+    description: RDMA facts of the nodes (list, mapping host -> facts, or one host's facts).
+    type: raw
+    required: true
+  include_soft:
+    description: Also derive selectors from soft devices.
+    type: bool
+    default: false
+  periodic_update_interval:
+    description: C(periodicUpdateInterval) of the plugin (seconds); left out when not given.
+    type: int
+"""
+
+EXAMPLES = r"""
+- name: Plugin config for one resource from the facts of the nodes
+  ansible.builtin.debug:
+    msg: >-
+      {{ [{'resourceName': 'rdma_shared_device_a', 'rdmaHcaMax': 63}]
+         | rdma.fabric.rdma_shared_dev_plugin_config(node_facts) | to_nice_json }}
+"""
+
+RETURN = r"""
+_value:
+  description: The plugin configuration document.
+  type: dict
+  sample:
+    configList:
+      - resourceName: rdma_shared_device_a
+        rdmaHcaMax: 63
+        selectors: {vendors: ["15b3"], deviceIDs: ["101d"], drivers: ["mlx5_core"], ifNames: ["ens1f0"]}
+"""
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.rdma.fabric.plugins.module_utils.k8s_rdma import shared_dev_plugin_config
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_query import RdmaFactsError
+
+
+def rdma_shared_dev_plugin_config(resources, facts, include_soft=False, periodic_update_interval=None):
+    """k8s-rdma-shared-dev-plugin configuration (see DOCUMENTATION)."""
+    try:
+        return shared_dev_plugin_config(resources, facts, include_soft=include_soft,
+                                        periodic_update_interval=periodic_update_interval)
+    except RdmaFactsError as e:
+        raise AnsibleFilterError("rdma.fabric.rdma_shared_dev_plugin_config: %s" % e)
+
+
+class FilterModule(object):
+    """rdma.fabric device plugin configuration filters."""
+
+    def filters(self):
+        return {"rdma_shared_dev_plugin_config": rdma_shared_dev_plugin_config}

@@ -1,0 +1,314 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Kubernetes RDMA stack settings derived from ``ansible_facts.rdma``.
+
+Pure functions (no Kubernetes client): used by the filter plugins
+``rdma_selectors``, ``rdma_node_labels`` and ``rdma_cni_config`` and through
+them by the ``k8s_rdma_stack`` role.
+
+k8s-rdma-shared-dev-plugin selectors (github.com/Mellanox/k8s-rdma-shared-dev-plugin,
+README "Selectors Matching Process"): the plugin lists PCI network devices
+(class 0x02) and keeps those matching every given selector (AND between
+selectors, OR inside one). ``vendors``/``deviceIDs`` are lower-case hex
+without ``0x`` as the plugin reads them from PCI, ``drivers`` is the PCI
+driver (``mlx5_core``), ``ifNames`` the PCI device's netdev. The values are
+collected from the ACTIVE ports of all given hosts (union per selector).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ipaddress
+import json
+import re
+
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_query import (
+    RdmaFactsError,
+    agreed_value,
+    describe_ports,
+    host_facts_list,
+    natural_key,
+    pci_id,
+    port_netdev,
+    select_ports,
+)
+
+CNI_TYPES = ("macvlan", "host-device", "ipoib")
+IPAM_TYPES = ("whereabouts", "host-local")
+MACVLAN_MODES = ("bridge", "private", "vepa", "passthru")
+# DNS-1123 subdomain (label key prefix) and label name / value rules.
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_RESOURCE_NAME = re.compile(r"^[a-zA-Z0-9_]+$")
+
+
+def _sorted_unique(values, key=None):
+    """Unique non-empty values, sorted (plain order for hex IDs, ``natural_key`` for names)."""
+    return sorted({v for v in values if v}, key=key)
+
+
+def _no_rdma_error(hosts, what):
+    return RdmaFactsError(
+        "no ACTIVE RDMA port to derive %s from: %s" % (
+            what, "; ".join("%s: %s" % (label, describe_ports(f)) for label, f in hosts)))
+
+
+def shared_dev_selectors(data, link_layers=None, devices=None, include_soft=False):
+    """k8s-rdma-shared-dev-plugin ``selectors`` from the ACTIVE ports of the hosts.
+
+    Returns ``{"vendors", "deviceIDs", "drivers", "ifNames"}`` with empty lists
+    left out (soft devices only contribute ``ifNames``: they have no PCI IDs).
+    SR-IOV VFs are never selected here (the SR-IOV device plugin owns them).
+    """
+    hosts = host_facts_list(data)
+    vendors, device_ids, drivers, ifnames = [], [], [], []
+    for _label, facts in hosts:
+        for dev, port in select_ports(facts, link_layers, devices, include_soft, include_vfs=False):
+            if not dev.get("soft"):
+                vendors.append(pci_id(dev.get("vendor_id")))
+                device_ids.append(pci_id(dev.get("device_id")))
+                drivers.append(dev.get("driver"))
+            ifnames.append(port_netdev(dev, port))
+    if not ifnames and not vendors:
+        raise _no_rdma_error(hosts, "device plugin selectors")
+    out = {}
+    for key, values in (("vendors", vendors), ("deviceIDs", device_ids), ("drivers", drivers), ("ifNames", ifnames)):
+        values = _sorted_unique(values, natural_key if key == "ifNames" else None)
+        if values:
+            out[key] = values
+    return out
+
+
+def sriov_vf_selectors(data, link_layers=None, devices=None):
+    """sriov-network-device-plugin ``netDevice`` selectors for the ACTIVE RDMA VFs of the hosts.
+
+    Returns ``{"vendors", "devices", "drivers", "pfNames", "isRdma": True}``;
+    ``pfNames`` are the netdevs of the VFs' physical functions where the facts
+    know them.
+    """
+    hosts = host_facts_list(data)
+    vendors, dev_ids, drivers, pf_names = [], [], [], []
+    for _label, facts in hosts:
+        pf_netdev = {}
+        for dev in facts.get("devices") or []:
+            if dev.get("pci_address"):
+                for port in dev.get("ports") or []:
+                    if port.get("netdev"):
+                        pf_netdev.setdefault(dev["pci_address"], port["netdev"])
+        for dev, _port in select_ports(facts, link_layers, devices, include_soft=False, include_vfs=True):
+            sriov = dev.get("sriov") or {}
+            if not sriov.get("is_vf"):
+                continue
+            vendors.append(pci_id(dev.get("vendor_id")))
+            dev_ids.append(pci_id(dev.get("device_id")))
+            drivers.append(dev.get("driver"))
+            pf_names.append(pf_netdev.get(sriov.get("physfn")))
+    if not vendors:
+        raise RdmaFactsError(
+            "no ACTIVE RDMA SR-IOV virtual function in the facts (create VFs first, or give the "
+            "sriov-network-device-plugin resources explicitly): "
+            + "; ".join("%s: %s" % (label, describe_ports(f)) for label, f in hosts))
+    out = {}
+    for key, values in (("vendors", vendors), ("devices", dev_ids), ("drivers", drivers), ("pfNames", pf_names)):
+        values = _sorted_unique(values, natural_key if key == "pfNames" else None)
+        if values:
+            out[key] = values
+    out["isRdma"] = True
+    return out
+
+
+def check_label_prefix(prefix):
+    if not isinstance(prefix, str) or not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix):
+        raise RdmaFactsError("label prefix must be a DNS subdomain such as 'rdma.fabric' or 'example.com', got %r" % (prefix,))
+    return prefix
+
+
+LABEL_NAMES = ("capable", "link-layer", "roce-v2-gid-index")
+
+
+def node_label_keys(prefix):
+    check_label_prefix(prefix)
+    return ["%s/%s" % (prefix, name) for name in LABEL_NAMES]
+
+
+def node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, include_soft=False):
+    """Scheduling labels for ONE node from its facts.
+
+    ``<prefix>/capable``: ``"true"``/``"false"`` (any ACTIVE selected port);
+    ``<prefix>/link-layer``: ``Ethernet``, ``InfiniBand`` or ``Mixed``;
+    ``<prefix>/roce-v2-gid-index``: the RoCE v2 IPv4 GID index when all the
+    node's ACTIVE RoCE ports agree on it. Labels that do not apply are left out.
+    """
+    check_label_prefix(prefix)
+    hosts = host_facts_list(data)
+    if len(hosts) != 1:
+        raise RdmaFactsError("node labels are computed per node: give one host's facts, got %d" % len(hosts))
+    facts = hosts[0][1]
+    ports = select_ports(facts, link_layers, devices, include_soft, include_vfs=False)
+    labels = {"%s/capable" % prefix: "true" if ports else "false"}
+    if not ports:
+        return labels
+    layers = {p.get("link_layer") for _d, p in ports}
+    labels["%s/link-layer" % prefix] = layers.pop() if len(layers) == 1 else "Mixed"
+    roce = [p for _d, p in ports if p.get("link_layer") == "Ethernet"]
+    if roce:
+        idx = agreed_value(p.get("roce_v2_ipv4_gid_index") for p in roce)
+        if idx is not None:
+            labels["%s/roce-v2-gid-index" % prefix] = str(idx)
+    for key, value in labels.items():
+        if not _LABEL_VALUE.match(value) or len(value) > 63:
+            raise RdmaFactsError("label %s has an invalid value %r" % (key, value))
+    return labels
+
+
+# --- CNI configuration for NetworkAttachmentDefinitions -----------------------
+
+def _req(net, key, where):
+    value = net.get(key)
+    if value in (None, ""):
+        raise RdmaFactsError("%s: '%s' is required" % (where, key))
+    return value
+
+
+def _check_cidr(value, where, key):
+    try:
+        return ipaddress.ip_network(str(value), strict=False)
+    except ValueError:
+        raise RdmaFactsError("%s: '%s' must be a CIDR such as 192.168.100.0/24, got %r" % (where, key, value))
+
+
+def _check_ip(value, where, key):
+    try:
+        return ipaddress.ip_address(str(value))
+    except ValueError:
+        raise RdmaFactsError("%s: '%s' must be an IP address, got %r" % (where, key, value))
+
+
+def ipam_config(ipam, where="ipam"):
+    """Validate and normalise an IPAM dict (whereabouts, host-local, or any other type passed through)."""
+    if not isinstance(ipam, dict) or not ipam.get("type"):
+        raise RdmaFactsError("%s: must be a dict with a 'type' (one of %s, or another installed IPAM plugin)"
+                             % (where, ", ".join(IPAM_TYPES)))
+    ipam = dict(ipam)
+    kind = ipam["type"]
+    if kind == "whereabouts":
+        net = _check_cidr(_req(ipam, "range", where), where, "range")
+        for key in ("range_start", "range_end", "gateway"):
+            if ipam.get(key) is not None and _check_ip(ipam[key], where, key) not in net:
+                raise RdmaFactsError("%s: '%s' %s is outside range %s" % (where, key, ipam[key], net))
+        for i, excl in enumerate(ipam.get("exclude") or []):
+            _check_cidr(excl, where, "exclude[%d]" % i)
+    elif kind == "host-local":
+        if "ranges" not in ipam:
+            net = _check_cidr(_req(ipam, "subnet", where), where, "subnet")
+            for key in ("rangeStart", "rangeEnd", "gateway"):
+                if ipam.get(key) is not None and _check_ip(ipam[key], where, key) not in net:
+                    raise RdmaFactsError("%s: '%s' %s is outside subnet %s" % (where, key, ipam[key], net))
+    return {k: v for k, v in ipam.items() if v is not None}
+
+
+def cni_config(network):
+    """CNI JSON config (a dict) for one NetworkAttachmentDefinition.
+
+    ``network`` keys: ``name`` (DNS label), ``type`` (macvlan, host-device,
+    ipoib), ``master`` (macvlan/ipoib parent netdev), ``device`` or
+    ``pciBusID`` (host-device), ``mode`` (macvlan), ``mtu``, ``ipam`` (dict),
+    ``cni_version`` (default 0.3.1). Other keys (namespace, resource_name) are
+    for the NetworkAttachmentDefinition object, not the CNI config.
+    """
+    if not isinstance(network, dict):
+        raise RdmaFactsError("a network must be a dict, got %s" % type(network).__name__)
+    name = network.get("name")
+    if not isinstance(name, str) or not _DNS_LABEL.match(name) or len(name) > 63:
+        raise RdmaFactsError("network name must be a DNS-1123 label (lower case, digits, '-'), got %r" % (name,))
+    where = "network %s" % name
+    kind = network.get("type")
+    if kind not in CNI_TYPES:
+        raise RdmaFactsError("%s: 'type' must be one of %s, got %r" % (where, ", ".join(CNI_TYPES), kind))
+    conf = {"cniVersion": str(network.get("cni_version") or "0.3.1"), "name": name, "type": kind}
+    if kind in ("macvlan", "ipoib"):
+        conf["master"] = str(_req(network, "master", where))
+    if kind == "macvlan":
+        mode = network.get("mode") or "bridge"
+        if mode not in MACVLAN_MODES:
+            raise RdmaFactsError("%s: 'mode' must be one of %s, got %r" % (where, ", ".join(MACVLAN_MODES), mode))
+        conf["mode"] = mode
+    if kind == "host-device":
+        if network.get("device"):
+            conf["device"] = str(network["device"])
+        elif network.get("pciBusID"):
+            conf["pciBusID"] = str(network["pciBusID"])
+        else:
+            raise RdmaFactsError("%s: host-device needs 'device' (a netdev name) or 'pciBusID'" % where)
+    if network.get("mtu") is not None:
+        mtu = network["mtu"]
+        if isinstance(mtu, bool) or not isinstance(mtu, int) or not 68 <= mtu <= 65520:
+            raise RdmaFactsError("%s: 'mtu' must be an integer 68-65520, got %r" % (where, mtu))
+        conf["mtu"] = mtu
+    conf["ipam"] = ipam_config(network.get("ipam") if network.get("ipam") is not None else {}, where + " ipam")
+    return conf
+
+
+def cni_config_json(network):
+    """:func:`cni_config` as the JSON text a NetworkAttachmentDefinition carries."""
+    return json.dumps(cni_config(network), indent=2, sort_keys=True)
+
+
+# --- device plugin configuration files -----------------------------------------
+
+def shared_dev_plugin_config(resources, data, include_soft=False, periodic_update_interval=None):
+    """The k8s-rdma-shared-dev-plugin ``config.json`` document (a dict).
+
+    ``resources``: list of dicts with ``resourceName`` (required),
+    ``rdmaHcaMax`` (default 63), optional ``resourcePrefix``, ``selectors``
+    (used as given when non-empty; otherwise derived from the facts),
+    ``link_layers`` and ``rdma_devices`` (restrict the derivation).
+    """
+    if not isinstance(resources, list) or not resources:
+        raise RdmaFactsError("shared device resources must be a non-empty list")
+    names = set()
+    config_list = []
+    for i, res in enumerate(resources):
+        if not isinstance(res, dict):
+            raise RdmaFactsError("shared device resource %d must be a dict" % i)
+        name = res.get("resourceName")
+        if not isinstance(name, str) or not _RESOURCE_NAME.match(name):
+            raise RdmaFactsError("shared device resource %d: resourceName must match [a-zA-Z0-9_]+, got %r" % (i, name))
+        if name in names:
+            raise RdmaFactsError("shared device resource %d: resourceName %s is used twice" % (i, name))
+        names.add(name)
+        hca_max = res.get("rdmaHcaMax", 63)
+        if isinstance(hca_max, bool) or not isinstance(hca_max, int) or hca_max < 0:
+            raise RdmaFactsError("shared device resource %s: rdmaHcaMax must be an integer >= 0, got %r" % (name, hca_max))
+        entry = {"resourceName": name, "rdmaHcaMax": hca_max}
+        if res.get("resourcePrefix"):
+            entry["resourcePrefix"] = res["resourcePrefix"]
+        selectors = res.get("selectors") or {}
+        if selectors:
+            entry["selectors"] = selectors
+        else:
+            entry["selectors"] = shared_dev_selectors(
+                data, link_layers=res.get("link_layers"), devices=res.get("rdma_devices"), include_soft=include_soft)
+        config_list.append(entry)
+    doc = {"configList": config_list}
+    if periodic_update_interval is not None:
+        doc["periodicUpdateInterval"] = periodic_update_interval
+    return doc
+
+
+def sriov_dp_config(resources, data):
+    """The sriov-network-device-plugin ``config.json`` (a dict).
+
+    Empty ``resources`` -> one ``sriov_rdma_vf`` resource whose selectors are
+    derived from the ACTIVE RDMA VFs in the facts.
+    """
+    if not resources:
+        resources = [{"resourceName": "sriov_rdma_vf", "resourcePrefix": "nvidia.com",
+                      "selectors": sriov_vf_selectors(data)}]
+    for i, res in enumerate(resources):
+        if not isinstance(res, dict) or not isinstance(res.get("resourceName"), str) or not _RESOURCE_NAME.match(res["resourceName"]):
+            raise RdmaFactsError("sriov resource %d: resourceName must match [a-zA-Z0-9_]+" % i)
+    return {"resourceList": resources}

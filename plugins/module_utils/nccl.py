@@ -1,0 +1,155 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""NCCL environment derived from ``ansible_facts.rdma``.
+
+Rules (each checked against NCCL itself; sources in docs/k8s_rdma_stack.md):
+
+* ``NCCL_IB_HCA`` lists only ACTIVE ports, as ``=dev:port,dev:port``. The
+  leading ``=`` makes NCCL match the names exactly (``mlx5_1`` does not also
+  pick ``mlx5_10``); NCCL's net_ib init parses ``^`` (exclude) and ``=``
+  (exact) prefixes and ``dev:port`` entries.
+* ``NCCL_IB_GID_INDEX`` is set only when every selected RoCE port has the
+  same ``roce_v2_ipv4_gid_index``. Otherwise it is left out and
+  ``NCCL_IB_ROCE_VERSION_NUM=2`` with ``NCCL_IB_ADDR_FAMILY=AF_INET`` are set:
+  with ``NCCL_IB_GID_INDEX`` unset (-1) NCCL walks each port's GID table and
+  picks the entry of that address family and RoCE version
+  (``ncclIbGetGidIndex`` in src/transport/net_ib/connect.cc), i.e. per port.
+  InfiniBand ports need none of these (NCCL addresses them by LID).
+* ``NCCL_IB_TC`` is the traffic class NCCL puts in the GRH of its RoCE QPs
+  (``grh.traffic_class``); NCCL does not use rdma_cm, so the rdma_cm default
+  ToS of the port does not reach it. It is set to the ports' lossless ToS
+  (``roce.default_tos``, e.g. 106 = DSCP 26 << 2 | ECT(0)) when all selected
+  RoCE ports agree on a non-zero value, or to an explicit ``tc``.
+* ``NCCL_SOCKET_IFNAME`` lists the netdevs of the selected ports with the
+  exact-match ``=`` prefix (bootstrap and socket traffic on the RDMA fabric).
+* ``NCCL_IB_DISABLE=0`` whenever RDMA ports are selected.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_query import (
+    RdmaFactsError,
+    agreed_value,
+    describe_ports,
+    host_facts_list,
+    natural_key,
+    port_netdev,
+    select_ports,
+)
+
+GID_INDEX_MODES = ("auto", "omit")
+ON_NO_RDMA = ("fail", "disable")
+
+
+def _check_tc(tc):
+    if tc is None:
+        return None
+    if isinstance(tc, bool) or not isinstance(tc, int) or not 0 <= tc <= 255:
+        raise RdmaFactsError("tc must be an integer 0-255 (the full ToS byte, e.g. 106 for DSCP 26 with ECN), got %r" % (tc,))
+    return tc
+
+
+def _check_gid_index(gid_index):
+    if isinstance(gid_index, bool):
+        raise RdmaFactsError("gid_index must be one of %s or an integer >= 0, got %r" % (", ".join(GID_INDEX_MODES), gid_index))
+    if isinstance(gid_index, int):
+        if gid_index < 0:
+            raise RdmaFactsError("gid_index must be one of %s or an integer >= 0, got %r" % (", ".join(GID_INDEX_MODES), gid_index))
+        return gid_index
+    if isinstance(gid_index, str) and gid_index.isdigit():
+        return int(gid_index)
+    if gid_index not in GID_INDEX_MODES:
+        raise RdmaFactsError("gid_index must be one of %s or an integer >= 0, got %r" % (", ".join(GID_INDEX_MODES), gid_index))
+    return gid_index
+
+
+def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_vfs=False,
+             socket_ifname=None, gid_index="auto", tc=None, on_no_rdma="fail", extra=None):
+    """Return ``{NCCL_*: str}`` for one host's facts or for many hosts (union of ports).
+
+    See the module docstring for the rules. ``extra`` entries are merged last
+    and win. Raises :class:`RdmaFactsError` on bad input or (``on_no_rdma=fail``)
+    when no ACTIVE RDMA port is selected.
+    """
+    gid_index = _check_gid_index(gid_index)
+    tc = _check_tc(tc)
+    if on_no_rdma not in ON_NO_RDMA:
+        raise RdmaFactsError("on_no_rdma must be one of %s, got %r" % (", ".join(ON_NO_RDMA), on_no_rdma))
+    if extra is not None and not isinstance(extra, dict):
+        raise RdmaFactsError("extra must be a dict of environment variables, got %s" % type(extra).__name__)
+    if socket_ifname is not None and not isinstance(socket_ifname, str):
+        raise RdmaFactsError("socket_ifname must be a string such as '=eth1' or 'ens', got %r" % (socket_ifname,))
+
+    hosts = host_facts_list(data)
+    hcas = set()
+    netdevs = set()
+    roce_ports = []
+    for _label, facts in hosts:
+        for dev, port in select_ports(facts, link_layers, devices, include_soft, include_vfs):
+            hcas.add((dev["name"], port.get("number") or 1))
+            ndev = port_netdev(dev, port)
+            if ndev:
+                netdevs.add(ndev)
+            if port.get("link_layer") == "Ethernet":
+                roce_ports.append(port)
+
+    env = {}
+    if not hcas:
+        if on_no_rdma == "fail":
+            raise RdmaFactsError(
+                "no ACTIVE RDMA port selected (link_layers=%s, devices=%s, include_soft=%s): %s"
+                % (list(link_layers or []) or "any", list(devices or []) or "any", include_soft,
+                   "; ".join("%s: %s" % (label, describe_ports(f)) for label, f in hosts)))
+        env["NCCL_IB_DISABLE"] = "1"
+        if socket_ifname:
+            env["NCCL_SOCKET_IFNAME"] = socket_ifname
+        return _merge_extra(env, extra)
+
+    env["NCCL_IB_DISABLE"] = "0"
+    ordered = sorted(hcas, key=lambda h: (natural_key(h[0]), h[1]))
+    env["NCCL_IB_HCA"] = "=" + ",".join("%s:%d" % (name, num) for name, num in ordered)
+
+    if socket_ifname:
+        env["NCCL_SOCKET_IFNAME"] = socket_ifname
+    elif netdevs:
+        env["NCCL_SOCKET_IFNAME"] = "=" + ",".join(sorted(netdevs, key=natural_key))
+
+    if roce_ports:
+        if isinstance(gid_index, int):
+            env["NCCL_IB_GID_INDEX"] = str(gid_index)
+        else:
+            agreed = agreed_value(p.get("roce_v2_ipv4_gid_index") for p in roce_ports)
+            if gid_index == "auto" and agreed is not None:
+                env["NCCL_IB_GID_INDEX"] = str(agreed)
+            else:
+                env["NCCL_IB_ROCE_VERSION_NUM"] = "2"
+                env["NCCL_IB_ADDR_FAMILY"] = "AF_INET"
+        if tc is None:
+            agreed_tos = agreed_value((p.get("roce") or {}).get("default_tos") for p in roce_ports)
+            if agreed_tos:
+                env["NCCL_IB_TC"] = str(agreed_tos)
+    if tc is not None:
+        env["NCCL_IB_TC"] = str(tc)
+
+    return _merge_extra(env, extra)
+
+
+def _merge_extra(env, extra):
+    """Merge user entries: values become strings (booleans 1/0), None removes a key."""
+    for key, value in (extra or {}).items():
+        key = str(key)
+        if value is None:
+            env.pop(key, None)
+            continue
+        if isinstance(value, bool):
+            value = "1" if value else "0"
+        env[key] = str(value)
+    return env
+
+
+def nccl_conf(env):
+    """``/etc/nccl.conf`` text (``KEY=value`` lines, sorted) for an env dict."""
+    return "".join("%s=%s\n" % (k, env[k]) for k in sorted(env))

@@ -1,0 +1,98 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for the rdma.fabric filter plugins (nccl_env, rdma_selectors,
+rdma_node_labels, rdma_cni_config, rdma_shared_dev_plugin_config).
+
+The logic lives in module_utils (tested in tests/unit/plugins/module_utils);
+these tests check the filter layer: registration under the documented names,
+argument passing and errors surfacing as AnsibleFilterError with the filter
+name. The role tests (tests/unit/roles/k8s_rdma_stack) run them inside real
+ansible-playbook templating.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.rdma.fabric.plugins.filter import (
+    nccl_env,
+    rdma_cni_config,
+    rdma_node_labels,
+    rdma_selectors,
+    rdma_shared_dev_plugin_config,
+)
+
+FACTS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "k8s", "facts")
+
+
+def facts(name):
+    with open(os.path.join(FACTS_DIR, name + ".json")) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("module, name", [
+    (nccl_env, "nccl_env"),
+    (rdma_selectors, "rdma_selectors"),
+    (rdma_node_labels, "rdma_node_labels"),
+    (rdma_cni_config, "rdma_cni_config"),
+    (rdma_shared_dev_plugin_config, "rdma_shared_dev_plugin_config"),
+])
+def test_registered_under_documented_name(module, name):
+    filters = module.FilterModule().filters()
+    assert list(filters) == [name]
+    assert callable(filters[name])
+    assert "name: %s\n" % name in module.DOCUMENTATION
+
+
+def test_nccl_env_filter():
+    f = nccl_env.FilterModule().filters()["nccl_env"]
+    assert f({"a": facts("roce-a"), "b": facts("roce-gid3")}, link_layers=["Ethernet"]) == {
+        "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1", "NCCL_IB_ROCE_VERSION_NUM": "2",
+        "NCCL_IB_ADDR_FAMILY": "AF_INET", "NCCL_IB_TC": "106", "NCCL_SOCKET_IFNAME": "=ens1f0,ens1f1"}
+    with pytest.raises(AnsibleFilterError, match="rdma.fabric.nccl_env: no ACTIVE RDMA port selected"):
+        f(facts("no-rdma"))
+
+
+def test_rdma_selectors_filter():
+    f = rdma_selectors.FilterModule().filters()["rdma_selectors"]
+    assert f([facts("roce-a"), facts("roce-b")]) == {
+        "vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}
+    assert f([facts("roce-a"), facts("roce-b")], plugin="sriov")["devices"] == ["101e"]
+    with pytest.raises(AnsibleFilterError, match="plugin must be one of shared, sriov"):
+        f(facts("roce-a"), plugin="dra")
+    with pytest.raises(AnsibleFilterError, match="rdma.fabric.rdma_selectors: no ACTIVE RDMA port"):
+        f([facts("no-rdma")])
+
+
+def test_rdma_node_labels_filter():
+    f = rdma_node_labels.FilterModule().filters()["rdma_node_labels"]
+    assert f(facts("ib-a"), prefix="rdma.example.org") == {
+        "rdma.example.org/capable": "true", "rdma.example.org/link-layer": "InfiniBand"}
+    assert f(facts("ib-a"), remove=True) == {
+        "rdma.fabric/capable": None, "rdma.fabric/link-layer": None, "rdma.fabric/roce-v2-gid-index": None}
+    with pytest.raises(AnsibleFilterError, match="label prefix must be a DNS subdomain"):
+        f(facts("ib-a"), prefix="-bad-")
+
+
+def test_rdma_cni_config_filter():
+    f = rdma_cni_config.FilterModule().filters()["rdma_cni_config"]
+    net = {"name": "ib-net", "type": "ipoib", "master": "ib0", "ipam": {"type": "whereabouts", "range": "10.1.0.0/16"}}
+    text = f(net, as_json=True)
+    assert json.loads(text) == f(net)
+    with pytest.raises(AnsibleFilterError, match="rdma_cni_config: network ib-net: 'type' must be one of"):
+        f(dict(net, type="bridge"))
+
+
+def test_rdma_shared_dev_plugin_config_filter():
+    f = rdma_shared_dev_plugin_config.FilterModule().filters()["rdma_shared_dev_plugin_config"]
+    doc = f([{"resourceName": "rdma_shared_device_a"}], [facts("ib-a"), facts("ib-b")])
+    assert doc == {"configList": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "selectors": {
+        "vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"], "ifNames": ["ib0"]}}]}
+    with pytest.raises(AnsibleFilterError, match="resourceName must match"):
+        f([{"resourceName": "has-dash"}], facts("ib-a"))

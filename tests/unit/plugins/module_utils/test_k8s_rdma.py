@@ -1,0 +1,164 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for module_utils/k8s_rdma.py: device-plugin selectors, node labels, CNI configs.
+
+Facts are the derived fixture hosts in tests/unit/fixtures/k8s/facts.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+
+import jsonschema
+import pytest
+
+from ansible_collections.rdma.fabric.plugins.module_utils import k8s_rdma
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_query import RdmaFactsError
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "k8s")
+
+
+def facts(name):
+    with open(os.path.join(FIXTURES, "facts", name + ".json")) as f:
+        return json.load(f)
+
+
+def schema(name):
+    with open(os.path.join(FIXTURES, "schemas", name)) as f:
+        return json.load(f)
+
+
+def test_shared_selectors_union_over_hosts():
+    sel = k8s_rdma.shared_dev_selectors([facts("roce-a"), facts("roce-gid3"), facts("ib-a")])
+    assert sel == {
+        "vendors": ["15b3"],
+        "deviceIDs": ["1013", "101d", "1021"],
+        "drivers": ["mlx5_core"],
+        "ifNames": ["ens1f0", "ens1f1", "ib0"],
+    }
+
+
+def test_shared_selectors_skip_down_ports_vfs_and_filter_link_layers():
+    assert k8s_rdma.shared_dev_selectors(facts("roce-portdown"))["ifNames"] == ["ens1f0"]
+    # roce-b has an ACTIVE VF (mlx5_2, 101e, ens1f0v0): it belongs to the SR-IOV plugin
+    sel = k8s_rdma.shared_dev_selectors(facts("roce-b"))
+    assert sel["deviceIDs"] == ["101d"] and sel["ifNames"] == ["ens1f0"]
+    ib_only = k8s_rdma.shared_dev_selectors([facts("roce-a"), facts("ib-a")], link_layers=["InfiniBand"])
+    assert ib_only == {"vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"], "ifNames": ["ib0"]}
+
+
+def test_shared_selectors_soft_devices_only_give_ifnames():
+    with pytest.raises(RdmaFactsError, match="lab1: rxe0:1 ACTIVE \\(soft\\)"):
+        k8s_rdma.shared_dev_selectors({"lab1": facts("lab1")})
+    assert k8s_rdma.shared_dev_selectors([facts("lab1"), facts("lab2")], include_soft=True) == {"ifNames": ["eth1"]}
+
+
+def test_no_rdma_message_names_each_host():
+    with pytest.raises(RdmaFactsError) as err:
+        k8s_rdma.shared_dev_selectors({"node9": facts("no-rdma"), "node8": facts("roce-portdown")}, link_layers=["InfiniBand"])
+    msg = str(err.value)
+    assert "node9: no RDMA devices" in msg
+    assert "node8: mlx5_0:1 ACTIVE, mlx5_1:1 DOWN" in msg
+
+
+def test_sriov_selectors_from_vfs():
+    sel = k8s_rdma.sriov_vf_selectors([facts("roce-a"), facts("roce-b")])
+    assert sel == {"vendors": ["15b3"], "devices": ["101e"], "drivers": ["mlx5_core"], "pfNames": ["ens1f0"], "isRdma": True}
+    with pytest.raises(RdmaFactsError, match="no ACTIVE RDMA SR-IOV virtual function"):
+        k8s_rdma.sriov_vf_selectors(facts("roce-a"))
+
+
+def test_shared_dev_plugin_config_validates_against_upstream_schema():
+    doc = k8s_rdma.shared_dev_plugin_config(
+        [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63},
+         {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 10, "selectors": {"ifNames": ["ib0"]}},
+         {"resourceName": "rdma_shared_device_c", "link_layers": ["InfiniBand"]}],
+        [facts("roce-a"), facts("ib-a")], periodic_update_interval=300)
+    jsonschema.validate(doc, schema("rdma_shared_device_plugin.json"))
+    assert doc["periodicUpdateInterval"] == 300
+    a, b, c = doc["configList"]
+    assert a == {"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63,
+                 "selectors": {"vendors": ["15b3"], "deviceIDs": ["1013", "101d"], "drivers": ["mlx5_core"],
+                               "ifNames": ["ens1f0", "ib0"]}}
+    assert b["selectors"] == {"ifNames": ["ib0"]}
+    assert c["rdmaHcaMax"] == 63 and c["selectors"]["ifNames"] == ["ib0"]
+
+
+@pytest.mark.parametrize("resources, message", [
+    ([], "non-empty list"),
+    ([{"resourceName": "rdma/a"}], "resourceName must match"),
+    ([{"resourceName": "a"}, {"resourceName": "a"}], "used twice"),
+    ([{"resourceName": "a", "rdmaHcaMax": -1}], "rdmaHcaMax must be an integer >= 0"),
+])
+def test_shared_dev_plugin_config_rejects_bad_resources(resources, message):
+    with pytest.raises(RdmaFactsError, match=message):
+        k8s_rdma.shared_dev_plugin_config(resources, facts("roce-a"))
+
+
+def test_sriov_dp_config_validates_against_upstream_schemas():
+    doc = k8s_rdma.sriov_dp_config([], facts("roce-b"))
+    jsonschema.validate(doc, schema("sriov_network_device_plugin.json"))
+    for res in doc["resourceList"]:
+        jsonschema.validate(res, schema("net_device.json"))
+    assert doc["resourceList"][0]["resourceName"] == "sriov_rdma_vf"
+    assert doc["resourceList"][0]["selectors"]["isRdma"] is True
+
+
+def test_node_labels():
+    p = "rdma.fabric"
+    assert k8s_rdma.node_labels(facts("roce-gid3")) == {
+        p + "/capable": "true", p + "/link-layer": "Ethernet", p + "/roce-v2-gid-index": "3"}
+    assert k8s_rdma.node_labels(facts("ib-a"), prefix="example.com") == {
+        "example.com/capable": "true", "example.com/link-layer": "InfiniBand"}
+    assert k8s_rdma.node_labels(facts("no-rdma")) == {p + "/capable": "false"}
+    assert k8s_rdma.node_labels(facts("lab1")) == {p + "/capable": "false"}
+    assert k8s_rdma.node_labels(facts("lab1"), include_soft=True)[p + "/roce-v2-gid-index"] == "1"
+    mixed = facts("roce-a")
+    mixed["devices"] += facts("ib-a")["devices"]
+    labels = k8s_rdma.node_labels(mixed)
+    assert labels[p + "/link-layer"] == "Mixed" and labels[p + "/roce-v2-gid-index"] == "5"
+    # two RoCE ports with different indices: no index label
+    gid = facts("roce-gid3")
+    gid["devices"][1]["ports"][0]["roce_v2_ipv4_gid_index"] = 7
+    assert p + "/roce-v2-gid-index" not in k8s_rdma.node_labels(gid)
+    with pytest.raises(RdmaFactsError, match="DNS subdomain"):
+        k8s_rdma.node_labels(facts("ib-a"), prefix="RDMA_fabric")
+    with pytest.raises(RdmaFactsError, match="per node"):
+        k8s_rdma.node_labels([facts("ib-a"), facts("ib-b")])
+    assert k8s_rdma.node_label_keys("rdma.fabric") == [
+        "rdma.fabric/capable", "rdma.fabric/link-layer", "rdma.fabric/roce-v2-gid-index"]
+
+
+def test_cni_configs():
+    mac = k8s_rdma.cni_config({"name": "rdma-net-a", "type": "macvlan", "master": "ens1f0", "mtu": 9000,
+                               "ipam": {"type": "whereabouts", "range": "192.168.100.0/24", "exclude": ["192.168.100.254/32"]}})
+    assert mac == {"cniVersion": "0.3.1", "name": "rdma-net-a", "type": "macvlan", "master": "ens1f0", "mode": "bridge",
+                   "mtu": 9000, "ipam": {"type": "whereabouts", "range": "192.168.100.0/24", "exclude": ["192.168.100.254/32"]}}
+    hd = k8s_rdma.cni_config({"name": "vf", "type": "host-device", "device": "ens1f0v0",
+                              "ipam": {"type": "host-local", "subnet": "10.10.0.0/24", "rangeStart": "10.10.0.10",
+                                       "rangeEnd": "10.10.0.50", "gateway": None}})
+    assert hd["device"] == "ens1f0v0" and hd["ipam"] == {"type": "host-local", "subnet": "10.10.0.0/24",
+                                                          "rangeStart": "10.10.0.10", "rangeEnd": "10.10.0.50"}
+    ipoib = json.loads(k8s_rdma.cni_config_json({"name": "ib", "type": "ipoib", "master": "ib0",
+                                                 "ipam": {"type": "nv-ipam", "poolName": "pool"}}))
+    assert ipoib == {"cniVersion": "0.3.1", "name": "ib", "type": "ipoib", "master": "ib0",
+                     "ipam": {"type": "nv-ipam", "poolName": "pool"}}
+
+
+@pytest.mark.parametrize("network, message", [
+    ({"name": "Bad_Name", "type": "macvlan"}, "DNS-1123 label"),
+    ({"name": "n", "type": "sriov"}, "'type' must be one of macvlan, host-device, ipoib"),
+    ({"name": "n", "type": "macvlan", "ipam": {"type": "whereabouts", "range": "1.2.3.0/24"}}, "'master' is required"),
+    ({"name": "n", "type": "macvlan", "master": "e", "mode": "l2", "ipam": {"type": "whereabouts"}}, "'mode' must be one of bridge"),
+    ({"name": "n", "type": "host-device", "ipam": {"type": "host-local"}}, "needs 'device'"),
+    ({"name": "n", "type": "ipoib", "master": "ib0", "mtu": 10, "ipam": {}}, "'mtu' must be an integer"),
+    ({"name": "n", "type": "ipoib", "master": "ib0"}, "must be a dict with a 'type'"),
+    ({"name": "n", "type": "ipoib", "master": "ib0", "ipam": {"type": "whereabouts", "range": "300.1.1.0/24"}}, "'range' must be a CIDR"),
+    ({"name": "n", "type": "ipoib", "master": "ib0", "ipam": {"type": "host-local", "subnet": "10.0.0.0/24",
+                                                                "gateway": "10.0.1.1"}}, "outside subnet"),
+])
+def test_cni_config_rejects_bad_networks(network, message):
+    with pytest.raises(RdmaFactsError, match=message):
+        k8s_rdma.cni_config(network)
