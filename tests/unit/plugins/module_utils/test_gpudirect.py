@@ -1,0 +1,449 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for module_utils/gpudirect.py: probes, readiness, change plan.
+
+Trees: the shared derived fixture ``derived_gpu_nic_topology`` and the DERIVED
+layouts of tests/unit/fixtures/pci (see README.md there). No GPU machine was at
+hand: nothing here is a capture of a GPU host.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import stat
+
+import pytest
+
+from ansible_collections.rdma.fabric.plugins.module_utils import gpudirect
+from ansible_collections.rdma.fabric.plugins.module_utils.pci import PciTopology
+from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
+    ACS_CTRL_LINUX_DEFAULT,
+    CLASS_BRIDGE,
+    PciTreeBuilder,
+    build_ready_host,
+    build_switch_box,
+    config_space,
+)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHARED = os.path.join(HERE, "..", "..", "fixtures", "sysfs", "derived_gpu_nic_topology")
+
+
+def tree_of(builder):
+    return SysfsTree(builder.sys, builder.proc)
+
+
+def gather(builder, acs="audit"):
+    return gpudirect.gather(tree_of(builder), acs)
+
+
+def kinds(actions):
+    return [(a.kind, a.target) for a in actions]
+
+
+# --------------------------------------------------------------------------
+# topology and facts
+# --------------------------------------------------------------------------
+def test_shared_fixture_facts_match_expected_json():
+    with open(os.path.join(SHARED, "expected.json")) as handle:
+        expected = json.load(handle)
+    facts = gpudirect.gather(SysfsTree(os.path.join(SHARED, "sys"), os.path.join(SHARED, "proc")), "audit")
+    assert [g["pci_address"] for g in facts["gpus"]] == sorted(expected["gpus"].values())
+    assert dict((n["name"], n["pci_address"]) for n in facts["nics"]) == expected["nics"]
+    for gpu_name, row in expected["matrix"].items():
+        address = expected["gpus"][gpu_name]
+        for other, relation in row.items():
+            if other in expected["nics"]:
+                assert facts["topology"]["matrix"][address][other] == relation
+            else:
+                assert facts["topology"]["gpu_matrix"][address][expected["gpus"][other]] == relation
+    assert facts["topology"]["nearest_nic"]["0000:03:00.0"] == {"name": "mlx5_0", "pci_address": "0000:04:00.0", "relation": "PIX"}
+    assert facts["topology"]["nearest_nic"]["0000:81:00.0"]["relation"] == "SYS"
+    # the fixture carries no config files: every bridge on a shared-switch path is "unreadable"
+    states = dict((b["pci_address"], b["state"]) for b in facts["acs"]["bridges"])
+    assert states == dict.fromkeys(["0000:01:00.0", "0000:02:00.0", "0000:02:01.0", "0000:02:02.0",
+                                    "0000:06:00.0", "0000:07:00.0"], "unreadable")
+    assert facts["ready"] is False
+    assert "GPU 0000:81:00.0 has no RDMA NIC under its PCIe root complex (nearest: mlx5_0, SYS): " \
+           "GPUDirect RDMA needs both devices under the same root complex" in facts["reasons"]
+
+
+def test_switch_box_facts(tmp_path):
+    facts = gather(build_switch_box(tmp_path))
+    assert [g["pci_address"] for g in facts["gpus"]] == ["0000:03:00.0", "0000:08:00.0", "0000:81:00.0"]
+    assert facts["gpus"][0] == {"pci_address": "0000:03:00.0", "device_id": "0x2330", "class": "0x030200",
+                                "driver": "nvidia", "numa_node": 0, "iommu_group": None, "is_vf": False, "physfn": None}
+    # rxe0 has no PCI device: not a GPUDirect NIC
+    assert [n["name"] for n in facts["nics"]] == ["mlx5_0", "mlx5_1", "mlx5_3", "mlx5_4", "mlx5_5"]
+    vf = facts["nics"][-1]
+    assert vf["is_vf"] and vf["physfn"] == "0000:04:00.0" and vf["driver"] == "mlx5_core"
+    matrix = facts["topology"]["matrix"]
+    assert matrix["0000:03:00.0"] == {"mlx5_0": "PIX", "mlx5_5": "PIX", "mlx5_1": "PXB", "mlx5_3": "PHB", "mlx5_4": "NODE"}
+    assert matrix["0000:08:00.0"] == {"mlx5_0": "PXB", "mlx5_5": "PXB", "mlx5_1": "PIX", "mlx5_3": "PHB", "mlx5_4": "NODE"}
+    assert set(matrix["0000:81:00.0"].values()) == {"SYS"}
+    nearest = facts["topology"]["nearest_nic"]
+    assert nearest["0000:03:00.0"]["name"] == "mlx5_0"     # the PF wins over its VF at the same distance
+    assert nearest["0000:08:00.0"] == {"name": "mlx5_1", "pci_address": "0000:07:00.0", "relation": "PIX"}
+    assert facts["topology"]["gpu_matrix"]["0000:03:00.0"] == {"0000:08:00.0": "PXB", "0000:81:00.0": "SYS"}
+
+
+def test_switch_box_acs_states(tmp_path):
+    facts = gather(build_switch_box(tmp_path))
+    by = dict((b["pci_address"], b) for b in facts["acs"]["bridges"])
+    assert sorted(by) == ["0000:01:00.0", "0000:02:00.0", "0000:02:01.0", "0000:02:02.0",
+                          "0000:05:00.0", "0000:06:00.0", "0000:06:01.0"]
+    enabled = by["0000:02:00.0"]
+    assert enabled["state"] == "enabled"
+    assert enabled["offset"] == "0x148" and enabled["capability"] == "0x005f" and enabled["control"] == "0x001d"
+    assert enabled["flags"] == {"source_validation": True, "translation_blocking": False, "request_redirect": True,
+                                "completion_redirect": True, "upstream_forwarding": True, "egress_control": False,
+                                "direct_translated_p2p": False}
+    assert by["0000:02:01.0"]["state"] == "disabled"
+    assert by["0000:02:02.0"]["state"] == "disabled" and by["0000:02:02.0"]["control"] == "0x0011"
+    assert by["0000:01:00.0"]["state"] == "absent"
+    assert by["0000:01:00.0"]["detail"] == "0000:01:00.0 has no ACS extended capability"
+    unreadable = by["0000:06:00.0"]
+    assert unreadable["state"] == "unreadable"
+    assert "only the first 64 bytes" in unreadable["detail"] and "need root" in unreadable["detail"]
+    assert by["0000:06:01.0"]["control"] == "0x0004"
+    pairs = [(p["gpu"], p["nic"], p["relation"]) for p in facts["acs"]["pairs"]]
+    assert ("0000:08:00.0", "mlx5_1", "PIX") in pairs and ("0000:03:00.0", "mlx5_1", "PXB") in pairs
+    assert not [p for p in pairs if p[2] not in ("PIX", "PXB")]
+
+
+def test_switch_box_reasons_name_bridge_gpu_and_nics(tmp_path):
+    reasons = gather(build_switch_box(tmp_path))["reasons"]
+    assert "ACS request-redirect is on at 0000:06:01.0 between GPU 0000:08:00.0 and mlx5_0, mlx5_1, mlx5_5" in reasons
+    assert "ACS request-redirect and completion-redirect are on at 0000:02:00.0 between GPU 0000:03:00.0 " \
+           "and mlx5_0, mlx5_1, mlx5_5" in reasons
+    unknown = [r for r in reasons if r.startswith("the ACS state at 0000:06:00.0 between GPU 0000:03:00.0 and mlx5_1 is unknown")]
+    assert len(unknown) == 1
+    # disabled or absent ACS is no reason; neither are root ports of PHB/NODE/SYS paths
+    assert not [r for r in reasons if "0000:02:01.0" in r or "0000:00:01.0" in r or "0000:01:00.0" in r]
+
+
+def test_acs_ignore_reads_no_config_space(tmp_path):
+    facts = gather(build_switch_box(tmp_path), acs="ignore")
+    assert facts["acs"]["bridges"] == []
+    assert len(facts["acs"]["pairs"]) == 6  # GPU0 and GPU1, each with mlx5_0, mlx5_1, mlx5_5
+    assert not [r for r in facts["reasons"] if "ACS" in r]
+
+
+def test_acs_state_conventional_and_missing_config(tmp_path):
+    builder = PciTreeBuilder(tmp_path)
+    hb = builder.host_bridge("pci0000:00")
+    builder.bridge(hb, "0000:00:1c.0", acs_ctrl=ACS_CTRL_LINUX_DEFAULT, config_size=256)
+    builder.device(hb, "0000:00:1d.0", 0x8086, 0x1234, CLASS_BRIDGE)
+    topo = PciTopology(tree_of(builder))
+    assert gpudirect.acs_state(topo, "0000:00:1c.0")["state"] == "absent"
+    assert "no PCIe extended configuration space" in gpudirect.acs_state(topo, "0000:00:1c.0")["detail"]
+    assert gpudirect.acs_state(topo, "0000:00:1d.0")["state"] == "unreadable"
+
+
+# --------------------------------------------------------------------------
+# driver, dma-buf, peer memory, IOMMU
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("flavour,version,arch,expect", [
+    ("open", "550.54.15", "x86_64", ("open", "550.54.15", True)),
+    ("open", "580.95.05", "aarch64", ("open", "580.95.05", True)),
+    ("proprietary", "535.104.05", "x86_64", ("proprietary", "535.104.05", True)),
+    ("proprietary", "460.91.03", "x86_64", ("proprietary", "460.91.03", False)),
+    ("proprietary", "515.76", "x86_64", ("proprietary", "515.76", True)),
+])
+def test_nvidia_driver_version_file(tmp_path, flavour, version, arch, expect):
+    builder = PciTreeBuilder(tmp_path)
+    builder.nvidia_driver(version, flavour, arch)
+    os.unlink(os.path.join(builder.sys, "module", "nvidia", "version"))  # only /proc/driver/nvidia/version
+    driver = gpudirect.nvidia_driver(tree_of(builder))
+    assert (driver["flavour"], driver["version"], driver["ships_nvidia_peermem"]) == expect
+    assert driver["loaded"] is True
+
+
+def test_nvidia_driver_absent(tmp_path):
+    driver = gpudirect.nvidia_driver(tree_of(PciTreeBuilder(tmp_path)))
+    assert driver == {"loaded": False, "version": None, "flavour": None, "ships_nvidia_peermem": None}
+
+
+def test_ready_host_is_ready(tmp_path):
+    facts = gather(build_ready_host(tmp_path))
+    assert facts["ready"] is True, facts["reasons"]
+    assert facts["reasons"] == [] and facts["warnings"] == []
+    assert facts["dmabuf"] == {"possible": True, "kernel_release": "6.1.0-18-amd64", "kernel_ok": True, "driver_open": True,
+                               "driver_ok": True, "rdma_core_version": "44", "libibverbs": "libibverbs.so.1.14.44.0",
+                               "rdma_core_ok": True, "missing": []}
+    assert facts["peermem"] == {"nvidia_peermem": False, "nv_peer_mem": False, "loaded": [], "memory_peers": None,
+                                "module": "nvidia_peermem", "needed": False, "peer_memory_api": True}
+    assert facts["iommu"]["mode"] == "passthrough"
+    assert facts["iommu"]["cmdline"] == {"iommu": "pt"}
+    assert facts["iommu"]["devices"] == {"0000:18:00.0": {"group": 20, "type": "identity"},
+                                         "0000:19:00.0": {"group": 21, "type": "identity"}}
+    assert facts["driver"]["flavour"] == "open"
+
+
+@pytest.mark.parametrize("kwargs,missing", [
+    ({"driver_flavour": "proprietary"}, "the NVIDIA driver is proprietary, DMA-BUF export needs the open kernel modules"),
+    ({"driver_version": "515.43.03"}, "NVIDIA driver 515.43.03 is older than 515.43.04"),
+    ({"kernel": "5.10.0-28-amd64"}, "Linux 5.10.0-28-amd64 is older than 5.12 (no ib_umem_dmabuf)"),
+    ({"libibverbs": "libibverbs.so.1.11.33.2"}, "libibverbs libibverbs.so.1.11.33.2 has no ibv_reg_dmabuf_mr (needs rdma-core 34 or later)"),
+    ({"libibverbs": None}, "libibverbs (rdma-core) was not found"),
+    ({"driver_flavour": None}, "the NVIDIA driver is not loaded"),
+])
+def test_dmabuf_rule_names_each_unmet_condition(tmp_path, kwargs, missing):
+    facts = gather(build_ready_host(tmp_path, **kwargs))
+    assert facts["dmabuf"]["possible"] is False
+    assert facts["dmabuf"]["missing"] == [missing]
+    assert facts["peermem"]["needed"] is True
+    assert facts["ready"] is False
+    assert "GPU memory cannot be registered with the NIC: DMA-BUF is not possible (%s) and nvidia_peermem is not loaded" \
+        % missing in facts["reasons"]
+
+
+def test_rdma_core_found_in_lib64(tmp_path):
+    builder = build_ready_host(tmp_path, libibverbs=None)
+    builder.libibverbs("libibverbs.so.1.14.48.0", libdir=("usr", "lib64"))
+    builder.libibverbs("libibverbs.so.1", libdir=("usr", "lib64"))  # the soname link name does not count
+    assert gather(builder)["dmabuf"]["rdma_core_version"] == "48"
+
+
+def test_peermem_loaded_and_registered_serves_without_dmabuf(tmp_path):
+    builder = build_ready_host(tmp_path, driver_flavour="proprietary", driver_version="535.104.05")
+    builder.module("nvidia_peermem")
+    builder.memory_peer("nv_mem")
+    facts = gather(builder)
+    assert facts["ready"] is True, facts["reasons"]
+    assert facts["peermem"]["loaded"] == ["nvidia_peermem"] and facts["peermem"]["memory_peers"] == ["nv_mem"]
+
+
+def test_trap_peermem_loaded_but_not_registered(tmp_path):
+    builder = build_ready_host(tmp_path, driver_flavour="proprietary")
+    builder.module("nvidia_peermem")
+    facts = gather(builder)
+    assert facts["ready"] is False
+    assert facts["reasons"][0] == ("nvidia_peermem is loaded but no peer-memory client is registered under %s: the NIC "
+                                   "cannot pin GPU memory through it" % os.path.join(builder.sys, "kernel", "mm", "memory_peers"))
+    assert facts["reasons"][-1] == "nvidia_peermem is loaded but GPUDirect RDMA is still unusable for the reasons above"
+
+
+def test_trap_peermem_loaded_but_iommu_translates(tmp_path):
+    builder = build_ready_host(tmp_path, driver_flavour="proprietary", iommu="DMA-FQ")
+    builder.module("nvidia_peermem")
+    builder.memory_peer()
+    facts = gather(builder)
+    assert facts["iommu"]["mode"] == "translated"
+    assert facts["reasons"] == [
+        "the IOMMU translates DMA for GPU 0000:18:00.0 (group 20, type DMA-FQ): GPUDirect RDMA needs the IOMMU off or in passthrough (iommu=pt)",
+        "the IOMMU translates DMA for NIC 0000:19:00.0 (group 21, type DMA-FQ): GPUDirect RDMA needs the IOMMU off or in passthrough (iommu=pt)",
+        "nvidia_peermem is loaded but GPUDirect RDMA is still unusable for the reasons above",
+    ]
+
+
+def test_trap_legacy_nv_peer_mem_on_a_driver_that_ships_nvidia_peermem(tmp_path):
+    builder = build_ready_host(tmp_path, driver_flavour="proprietary", driver_version="535.104.05")
+    builder.module("nv_peer_mem")
+    builder.memory_peer("nv_mem")
+    facts = gather(builder)
+    assert "the legacy nv_peer_mem module is loaded although NVIDIA driver 535.104.05 ships nvidia_peermem (since R470): " \
+           "unload nv_peer_mem, remove the nvidia-peer-memory package and use nvidia_peermem" in facts["reasons"]
+    actions = gpudirect.plan(facts, "auto", True, "audit", None)
+    assert kinds(actions) == [("unload_module", "nv_peer_mem"), ("load_module", "nvidia_peermem"),
+                              ("write_file", gpudirect.MODULES_LOAD_FILE)]
+
+
+def test_old_driver_uses_nv_peer_mem(tmp_path):
+    facts = gather(build_ready_host(tmp_path, driver_flavour="proprietary", driver_version="460.91.03"))
+    assert facts["peermem"]["module"] == "nv_peer_mem"
+    assert kinds(gpudirect.plan(facts, "auto", False, "audit", None)) == [("load_module", "nv_peer_mem")]
+
+
+def test_dmabuf_possible_with_peermem_loaded_warns(tmp_path):
+    builder = build_ready_host(tmp_path)
+    builder.module("nvidia_peermem")
+    builder.memory_peer()
+    facts = gather(builder)
+    assert facts["ready"] is True
+    assert facts["warnings"] == ["DMA-BUF can register GPU memory here; nvidia_peermem is not needed"]
+
+
+def test_inbox_stack_without_peer_memory_api(tmp_path):
+    facts = gather(build_ready_host(tmp_path, driver_flavour="proprietary", peer_memory_api=False))
+    assert facts["peermem"]["peer_memory_api"] is False
+    assert any("ib_core has no peer-memory API" in r and "nvidia_peermem cannot load" in r for r in facts["reasons"])
+    # auto: nothing loaded, nothing persisted (a modules-load.d entry would fail at every boot)
+    assert gpudirect.plan(facts, "auto", True, "audit", None) == []
+    with pytest.raises(gpudirect.PlanError) as err:
+        gpudirect.plan(facts, "present", True, "audit", None)
+    assert "ib_core has no peer-memory API" in str(err.value)
+
+
+def test_gpu_bound_to_another_driver(tmp_path):
+    builder = build_ready_host(tmp_path)
+    os.unlink(os.path.join(builder.paths["0000:18:00.0"], "driver"))
+    os.symlink("../../../../../bus/pci/drivers/vfio-pci", os.path.join(builder.paths["0000:18:00.0"], "driver"))
+    assert "GPU 0000:18:00.0 is bound to vfio-pci, not to the nvidia driver" in gather(builder)["reasons"]
+
+
+def test_phb_nearest_is_a_warning(tmp_path):
+    builder = build_ready_host(tmp_path)
+    # a second GPU straight on another root port of the same host bridge: nearest NIC is PHB
+    rp = builder.bridge(builder.sys + "/devices/pci0000:15", "0000:15:02.0", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    builder.gpu(rp, "0000:1a:00.0")
+    facts = gather(builder)
+    assert facts["ready"] is True
+    assert facts["warnings"] == ["the nearest RDMA NIC of GPU 0000:1a:00.0 is mlx5_0 through the host bridge (PHB): "
+                                 "GPUDirect RDMA works but slower than through a PCIe switch"]
+
+
+def test_host_without_gpu(tmp_path):
+    """What a lab VM looks like: a soft-RoCE device, no GPU."""
+    builder = PciTreeBuilder(tmp_path)
+    hb = builder.host_bridge("pci0000:00")
+    builder.device(hb, "0000:00:03.0", 0x1AF4, 0x1000, 0x020000, driver="virtio-pci")
+    builder.soft_ibdev("rxe0")
+    builder.kernel("6.1.0-18-amd64")
+    facts = gather(builder)
+    assert facts["ready"] is False
+    assert facts["gpus"] == [] and facts["nics"] == []
+    assert facts["reasons"] == [
+        "no NVIDIA GPU (PCI vendor 0x10de, class 0x03xx) under %s" % os.path.join(builder.sys, "bus", "pci", "devices"),
+        "no RDMA NIC on a PCI device under %s (soft RDMA such as rxe or siw cannot reach GPU memory)"
+        % os.path.join(builder.sys, "class", "infiniband"),
+    ]
+    assert facts["iommu"]["mode"] == "off"
+    assert facts["peermem"]["needed"] is False
+    assert gpudirect.plan(facts, "auto", True, "disable", None) == []
+    assert gpudirect.plan(facts, "present", True, "disable", None) == []
+    # absent still cleans up after itself
+    assert kinds(gpudirect.plan(facts, "absent", True, "audit", "x\n")) == [("remove_file", gpudirect.MODULES_LOAD_FILE)]
+
+
+# --------------------------------------------------------------------------
+# plan
+# --------------------------------------------------------------------------
+def test_plan_acs_disable_uses_value_mask_and_remembers_old_value(tmp_path):
+    facts = gather(build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT))
+    assert facts["reasons"] == [
+        "ACS request-redirect and completion-redirect are on at 0000:17:00.0 between GPU 0000:18:00.0 and mlx5_0",
+        "ACS request-redirect and completion-redirect are on at 0000:17:01.0 between GPU 0000:18:00.0 and mlx5_0",
+    ]
+    assert gpudirect.plan(facts, "auto", True, "audit", None) == []
+    actions = gpudirect.plan(facts, "auto", True, "disable", None)
+    assert [(a.argv, a.undo_argv) for a in actions] == [
+        (["setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=0000:002c"], ["setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=001d"]),
+        (["setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=0000:002c"], ["setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=001d"]),
+    ]
+    before = gpudirect.state_view(facts, None)
+    assert gpudirect.predicted_view(before, actions)["acs_control"] == {"0000:17:00.0": "0x0011", "0000:17:01.0": "0x0011"}
+
+
+def test_plan_peermem_modes(tmp_path):
+    facts = gather(build_ready_host(tmp_path, driver_flavour="proprietary"))
+    content = gpudirect.MODULES_LOAD_HEADER + "nvidia_peermem\n"
+    auto = gpudirect.plan(facts, "auto", True, "audit", None)
+    assert [(a.kind, a.argv) for a in auto] == [("load_module", ["modprobe", "nvidia_peermem"]), ("write_file", None)]
+    assert auto[1].content == content and auto[1].old_content is None
+    assert kinds(gpudirect.plan(facts, "auto", False, "audit", None)) == [("load_module", "nvidia_peermem")]
+    # file already right: only the runtime load
+    assert kinds(gpudirect.plan(facts, "auto", True, "audit", content)) == [("load_module", "nvidia_peermem")]
+    # dma-buf host: auto does not load, and takes its own file away
+    ready = gather(build_ready_host(tmp_path / "other"))
+    assert kinds(gpudirect.plan(ready, "auto", True, "audit", content)) == [("remove_file", gpudirect.MODULES_LOAD_FILE)]
+    assert kinds(gpudirect.plan(ready, "present", True, "audit", content)) == [("load_module", "nvidia_peermem")]
+
+
+def test_plan_absent_unloads_both(tmp_path):
+    builder = build_ready_host(tmp_path)
+    builder.module("nvidia_peermem")
+    builder.module("nv_peer_mem")
+    facts = gather(builder)
+    actions = gpudirect.plan(facts, "absent", True, "audit", "old\n")
+    assert [(a.kind, a.argv) for a in actions] == [
+        ("unload_module", ["modprobe", "-r", "nv_peer_mem"]),
+        ("unload_module", ["modprobe", "-r", "nvidia_peermem"]),
+        ("remove_file", None),
+    ]
+    view = gpudirect.predicted_view(gpudirect.state_view(facts, "old\n"), actions)
+    assert view["peermem_loaded"] == [] and view["modules_load_file"] is None
+
+
+# --------------------------------------------------------------------------
+# the runner
+# --------------------------------------------------------------------------
+class FakeModule(object):
+    """Test double for AnsibleModule: records the argv lists it is asked to run
+    and answers from a script, because modprobe and setpci need root and real
+    hardware. ``atomic_move`` is a plain rename, as the real one is on one
+    filesystem."""
+
+    def __init__(self, failing=()):
+        self.commands = []
+        self.failing = failing
+
+    @staticmethod
+    def get_bin_path(name, required=False):
+        return "/usr/sbin/" + name
+
+    def run_command(self, argv):
+        self.commands.append(argv)
+        if any(part in argv for part in self.failing):
+            return 1, "", "setpci: Capability ACS not found"
+        return 0, "", ""
+
+    @staticmethod
+    def atomic_move(src, dest):
+        os.rename(src, dest)
+
+
+def test_runner_writes_file_atomically_with_mode(tmp_path, monkeypatch):
+    path = str(tmp_path / "etc" / "modules-load.d" / "x.conf")
+    actions = [gpudirect.Action("load_module", "nvidia_peermem", argv=["modprobe", "nvidia_peermem"],
+                                undo_argv=["modprobe", "-r", "nvidia_peermem"]),
+               gpudirect.Action("write_file", path, path=path, content="nvidia_peermem\n")]
+    module = FakeModule()
+    gpudirect.ChangeRunner(module).run(actions)
+    assert module.commands == [["/usr/sbin/modprobe", "nvidia_peermem"]]
+    with open(path) as handle:
+        assert handle.read() == "nvidia_peermem\n"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
+    assert all(a.done for a in actions)
+    assert os.listdir(os.path.dirname(path)) == ["x.conf"]
+
+
+def test_runner_restores_what_it_did_when_a_step_fails(tmp_path):
+    path = str(tmp_path / "x.conf")
+    with open(path, "w") as handle:
+        handle.write("old\n")
+    actions = [
+        gpudirect.Action("write_file", path, path=path, content="new\n", old_content="old\n"),
+        gpudirect.Action("acs_disable", "0000:17:00.0", argv=["setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=0000:002c"],
+                         undo_argv=["setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=001d"]),
+        gpudirect.Action("acs_disable", "0000:17:01.0", argv=["setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=0000:002c"],
+                         undo_argv=["setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=001d"]),
+    ]
+    module = FakeModule(failing=("0000:17:01.0",))
+    with pytest.raises(gpudirect.ChangeFailed) as err:
+        gpudirect.ChangeRunner(module).run(actions)
+    assert module.commands == [
+        ["/usr/sbin/setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=0000:002c"],
+        ["/usr/sbin/setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=0000:002c"],
+        ["/usr/sbin/setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=001d"],   # undo, newest first
+    ]
+    with open(path) as handle:
+        assert handle.read() == "old\n"
+    message = str(err.value)
+    assert message.startswith("setpci -s 0000:17:01.0 ECAP_ACS+0x6.w=0000:002c: ")
+    assert "rc=1" in message and "Capability ACS not found" in message
+    assert "restored: setpci -s 0000:17:00.0 ECAP_ACS+0x6.w=0000:002c, write %s" % path in message
+    assert not any(a.done for a in actions)
+
+
+def test_config_space_builder_matches_reader(tmp_path):
+    """The builder's ACS image reads back through the real parser."""
+    builder = PciTreeBuilder(tmp_path)
+    builder.bridge(builder.host_bridge("pci0000:00"), "0000:00:01.0", acs_ctrl=0x0005)
+    entry = gpudirect.acs_state(PciTopology(tree_of(builder)), "0000:00:01.0")
+    assert entry["state"] == "enabled" and entry["control"] == "0x0005"
+    assert gpudirect.acs_words(entry) == ["request-redirect"]
+    assert config_space(0x1000, 0x1, CLASS_BRIDGE, size=64) == config_space(0x1000, 0x1, CLASS_BRIDGE)[:64]
