@@ -1,0 +1,93 @@
+# rdma.fabric - developer entry points.
+#
+#   make demo   set up this Debian 12 machine, boot the Soft-RoCE VM lab,
+#               run the main playbook, print where the report is, stop the lab
+#   make test   lint, ansible-test sanity, unit tests, every Molecule scenario
+#
+# Everything below installs what it needs (pinned): system packages via apt
+# (tools/deps/apt-packages.txt), Python packages into .venv
+# (tools/deps/requirements.txt + constraints.txt).
+
+SHELL      := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+ROOT       := $(CURDIR)
+VENV       := $(ROOT)/.venv
+BIN        := $(VENV)/bin
+STAMPS     := $(ROOT)/.cache/stamps
+# ansible-test needs the collection under .../ansible_collections/rdma/fabric
+COLL_ROOT  := $(ROOT)/build/collections
+COLL_DIR   := $(COLL_ROOT)/ansible_collections/rdma/fabric
+export ANSIBLE_COLLECTIONS_PATH := $(COLL_ROOT)
+export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
+export PATH := $(BIN):$(PATH)
+LAB        := $(ROOT)/tools/lab/lab
+
+.PHONY: help deps venv collection-link lint sanity unit molecule test demo \
+        lab-image lab-up lab-down lab-status build clean
+
+help:
+	@sed -n '1,12p' Makefile
+
+# --- installation ---------------------------------------------------------
+deps: $(STAMPS)/apt
+$(STAMPS)/apt: tools/deps/apt-packages.txt tools/deps/install-apt.sh
+	tools/deps/install-apt.sh tools/deps/apt-packages.txt
+	@mkdir -p $(STAMPS) && touch $@
+
+venv: $(STAMPS)/venv
+$(STAMPS)/venv: tools/deps/requirements.txt tools/deps/constraints.txt $(STAMPS)/apt
+	test -x $(BIN)/python || /usr/bin/python3 -m venv $(VENV)
+	$(BIN)/pip install --disable-pip-version-check -q -r tools/deps/requirements.txt -c tools/deps/constraints.txt
+	@mkdir -p $(STAMPS) && touch $@
+
+collection-link: $(COLL_DIR)
+$(COLL_DIR):
+	mkdir -p $(dir $(COLL_DIR))
+	ln -sfn $(ROOT) $(COLL_DIR)
+
+# --- checks ---------------------------------------------------------------
+lint: venv collection-link
+	cd $(COLL_DIR) && $(BIN)/ansible-lint --profile production
+
+# ansible-test resolves symlinks in its working directory, so sanity runs on a
+# copy of the tracked (and new, not ignored) files, outside this git work tree
+# (whose .gitignore would hide it), under a real
+# ansible_collections/rdma/fabric folder.
+SANITY_ROOT := $(or $(TMPDIR),/tmp)/rdma-fabric-sanity-$(shell echo $(ROOT) | md5sum | cut -c1-8)
+SANITY_DIR  := $(SANITY_ROOT)/ansible_collections/rdma/fabric
+sanity: venv
+	rm -rf $(SANITY_ROOT) && mkdir -p $(SANITY_DIR)
+	git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- ./ $(SANITY_DIR)/
+	install -D -m 0644 tools/deps/ansible-test-get-pip.py $(HOME)/.ansible/test/cache/get_pip_24_2.py
+	cd $(SANITY_DIR) && $(BIN)/ansible-test sanity --local --python 3.11 --color no
+
+unit: venv collection-link
+	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(BIN)/pytest -q -p no:cacheprovider tests/unit
+
+molecule: venv collection-link lab-image
+	tools/lab/run-molecule-all
+
+test: lint sanity unit molecule
+
+# --- the lab --------------------------------------------------------------
+lab-image: deps
+	$(LAB) image
+
+lab-up: lab-image
+	$(LAB) up
+
+lab-down:
+	$(LAB) down
+
+lab-status:
+	$(LAB) status
+
+# --- the demo -------------------------------------------------------------
+demo: venv collection-link lab-image
+	tools/lab/demo
+
+build: venv
+	$(BIN)/ansible-galaxy collection build --force --output-path build/
+
+clean: lab-down
+	rm -rf build .cache/stamps

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install the pinned Debian packages listed in $1 (name=version per line).
+# Skips apt entirely when every pinned version is already installed, so
+# `make` stays fast and works offline on a prepared machine.
+set -euo pipefail
+list=${1:?usage: install-apt.sh apt-packages.txt}
+mapfile -t pins < <(grep -vE '^\s*(#|$)' "$list")
+missing=()
+for pin in "${pins[@]}"; do
+  name=${pin%%=*} want=${pin#*=}
+  have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
+  [[ $have == "install ok installed $want" ]] || missing+=("$pin")
+done
+if ((${#missing[@]} == 0)); then
+  echo "apt: all ${#pins[@]} pinned packages present"
+  exit 0
+fi
+echo "apt: installing ${missing[*]}"
+sudo_cmd=()
+((EUID == 0)) || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
