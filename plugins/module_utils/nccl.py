@@ -71,7 +71,7 @@ def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_v
     """Return ``{NCCL_*: str}`` for one host's facts or for many hosts (union of ports).
 
     See the module docstring for the rules. ``extra`` entries are merged last
-    and win. Raises :class:`RdmaFactsError` on bad input or (``on_no_rdma=fail``)
+    and win (a None value removes a variable). Raises :class:`RdmaFactsError` on bad input or (``on_no_rdma=fail``)
     when no ACTIVE RDMA port is selected.
     """
     gid_index = _check_gid_index(gid_index)

@@ -139,8 +139,8 @@ def test_cni_configs():
     hd = k8s_rdma.cni_config({"name": "vf", "type": "host-device", "device": "ens1f0v0",
                               "ipam": {"type": "host-local", "subnet": "10.10.0.0/24", "rangeStart": "10.10.0.10",
                                        "rangeEnd": "10.10.0.50", "gateway": None}})
-    assert hd["device"] == "ens1f0v0" and hd["ipam"] == {"type": "host-local", "subnet": "10.10.0.0/24",
-                                                          "rangeStart": "10.10.0.10", "rangeEnd": "10.10.0.50"}
+    assert hd["device"] == "ens1f0v0"
+    assert hd["ipam"] == {"type": "host-local", "subnet": "10.10.0.0/24", "rangeStart": "10.10.0.10", "rangeEnd": "10.10.0.50"}
     ipoib = json.loads(k8s_rdma.cni_config_json({"name": "ib", "type": "ipoib", "master": "ib0",
                                                  "ipam": {"type": "nv-ipam", "poolName": "pool"}}))
     assert ipoib == {"cniVersion": "0.3.1", "name": "ib", "type": "ipoib", "master": "ib0",
@@ -156,8 +156,8 @@ def test_cni_configs():
     ({"name": "n", "type": "ipoib", "master": "ib0", "mtu": 10, "ipam": {}}, "'mtu' must be an integer"),
     ({"name": "n", "type": "ipoib", "master": "ib0"}, "must be a dict with a 'type'"),
     ({"name": "n", "type": "ipoib", "master": "ib0", "ipam": {"type": "whereabouts", "range": "300.1.1.0/24"}}, "'range' must be a CIDR"),
-    ({"name": "n", "type": "ipoib", "master": "ib0", "ipam": {"type": "host-local", "subnet": "10.0.0.0/24",
-                                                                "gateway": "10.0.1.1"}}, "outside subnet"),
+    ({"name": "n", "type": "ipoib", "master": "ib0",
+      "ipam": {"type": "host-local", "subnet": "10.0.0.0/24", "gateway": "10.0.1.1"}}, "outside subnet"),
 ])
 def test_cni_config_rejects_bad_networks(network, message):
     with pytest.raises(RdmaFactsError, match=message):

@@ -1,0 +1,55 @@
+# -*- coding: utf-8 -*-
+"""The example manifests in docs/examples request what the k8s_rdma_stack role
+provides, and validate offline (no Kubernetes API here): the Pod with
+kubernetes-validate --strict; the RayCluster (a CRD without a schema here) by
+validating each of its pod templates as a Pod, strictly."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+import kubernetes_validate
+import yaml
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..")
+
+
+def _yaml(*parts):
+    with open(os.path.join(ROOT, *parts)) as f:
+        return yaml.safe_load(f)
+
+
+DEFAULTS = _yaml("roles", "k8s_rdma_stack", "defaults", "main.yml")
+RESOURCE = "rdma/" + DEFAULTS["k8s_rdma_stack_shared_devices"][0]["resourceName"]
+CAPABLE = DEFAULTS["k8s_rdma_stack_node_label_prefix"] + "/capable"
+
+
+def _check_pod_spec(spec, resources):
+    container = spec["containers"][0]
+    for name in resources:
+        assert container["resources"]["limits"][name] == 1
+        assert container["resources"]["requests"][name] == 1
+    assert container["envFrom"] == [{"configMapRef": {"name": DEFAULTS["k8s_rdma_stack_nccl_configmap_name"]}}]
+    assert "IPC_LOCK" in container["securityContext"]["capabilities"]["add"]
+    assert spec["nodeSelector"] == {CAPABLE: "true"}
+
+
+def test_example_pod():
+    pod = _yaml("docs", "examples", "rdma-pod.yaml")
+    assert RESOURCE == "rdma/rdma_shared_device_a"
+    kubernetes_validate.validate(pod, "1.33.0", strict=True)
+    _check_pod_spec(pod["spec"], [RESOURCE])
+
+
+def test_example_raycluster():
+    ray = _yaml("docs", "examples", "rdma-raycluster.yaml")
+    assert ray["apiVersion"] == "ray.io/v1" and ray["kind"] == "RayCluster"
+    templates = [ray["spec"]["headGroupSpec"]["template"]] + [g["template"] for g in ray["spec"]["workerGroupSpecs"]]
+    for i, template in enumerate(templates):
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "template-%d" % i}, "spec": template["spec"]}
+        kubernetes_validate.validate(pod, "1.33.0", strict=True)
+    worker = ray["spec"]["workerGroupSpecs"][0]["template"]["spec"]
+    _check_pod_spec(worker, [RESOURCE, "rdma/rdma_shared_device_b"])
+    assert worker["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 8

@@ -1,0 +1,362 @@
+# -*- coding: utf-8 -*-
+"""Render-mode tests of the rdma.fabric.k8s_rdma_stack role.
+
+Each scenario runs the real role with ansible-playbook (render only:
+k8s_rdma_stack_apply=false, output under tmp_path) against an inventory of
+fixture hosts. The first play of render.yml is a TEST DOUBLE for
+rdma.fabric.rdma_device_facts: it loads each host's ansible_facts.rdma from a
+derived fixture JSON file (tests/unit/fixtures/k8s/facts, see the README
+there), because the fixture hosts do not exist.
+
+No Kubernetes API server can run here, so every rendered file is validated
+offline instead:
+
+* built-in kinds with kubernetes-validate --strict (upstream OpenAPI schemas);
+* the k8s-rdma-shared-dev-plugin and sriov-network-device-plugin config.json
+  against the upstream JSON schemas (tests/unit/fixtures/k8s/schemas);
+* NetworkAttachmentDefinition and NicClusterPolicy against the
+  openAPIV3Schema of their upstream CRDs, and the CNI JSON of each NAD parses.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+import kubernetes_validate
+import pytest
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "..", "..", "fixtures", "k8s")
+PLAYBOOK = os.path.join(HERE, "render.yml")
+K8S_VERSION = "1.33.0"
+BUILTIN_API_VERSIONS = ("v1", "apps/v1", "rbac.authorization.k8s.io/v1", "apiextensions.k8s.io/v1")
+
+
+def _collection_root():
+    """The ansible_collections parent folder (the tests run from .../ansible_collections/rdma/fabric)."""
+    import ansible_collections.rdma.fabric.plugins.module_utils.nccl as mod
+
+    path = os.path.dirname(mod.__file__)
+    for dummy in range(5):
+        path = os.path.dirname(path)
+    return path
+
+
+def _repo_root():
+    import ansible_collections.rdma.fabric.plugins.module_utils.nccl as mod
+
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(mod.__file__))))
+
+
+def run_role(workdir, hosts, role_vars, expect_rc=0):
+    """Run render.yml with the fixture hosts; returns (CompletedProcess, output dir)."""
+    workdir = str(workdir)
+    if not os.path.isdir(workdir):
+        os.makedirs(workdir)
+    out = os.path.join(workdir, "out")
+    inventory = {"all": {
+        "hosts": {"localhost": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}},
+        "children": {"rdma_nodes": {"hosts": dict(
+            (name, {"rdma_fixture": os.path.join(FIXTURES, "facts", fixture + ".json")})
+            for name, fixture in hosts.items())}},
+    }}
+    with open(os.path.join(workdir, "inventory.yml"), "w") as f:
+        yaml.safe_dump(inventory, f)
+    all_vars = {"k8s_rdma_stack_apply": False, "k8s_rdma_stack_output_dir": out}
+    all_vars.update(role_vars)
+    with open(os.path.join(workdir, "vars.json"), "w") as f:
+        json.dump(all_vars, f)
+    env = dict(os.environ)
+    env.update({
+        "ANSIBLE_CONFIG": os.path.join(_repo_root(), "ansible.cfg"),
+        "ANSIBLE_COLLECTIONS_PATH": _collection_root(),
+        "ANSIBLE_CACHE_PLUGIN": "memory",
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_LOCAL_TEMP": os.path.join(workdir, "tmp"),
+        "ANSIBLE_RETRY_FILES_ENABLED": "0",
+    })
+    ansible_playbook = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
+    proc = subprocess.run(
+        [ansible_playbook, "-i", os.path.join(workdir, "inventory.yml"), "-e", "@" + os.path.join(workdir, "vars.json"), PLAYBOOK],
+        env=env, cwd=workdir, check=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
+    assert proc.returncode == expect_rc, proc.stdout[-6000:]
+    return proc, out
+
+
+def _load(path):
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+def _schema(name):
+    path = os.path.join(FIXTURES, "schemas", name)
+    with open(path) as f:
+        return json.load(f) if name.endswith(".json") else yaml.safe_load(f)
+
+
+def _crd_schema(name):
+    crd = _schema(name)
+    return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+
+
+def validate_shared_dp_config(text):
+    doc = json.loads(text)
+    jsonschema.validate(doc, _schema("rdma_shared_device_plugin.json"))
+    return doc
+
+
+def validate_sriov_dp_config(text):
+    doc = json.loads(text)
+    jsonschema.validate(doc, _schema("sriov_network_device_plugin.json"))
+    per_type = {"netDevice": "net_device.json", "auxNetDevice": "aux_net_device.json", "accelerator": "accelerator_selector.json"}
+    for res in doc["resourceList"]:
+        jsonschema.validate(res, _schema(per_type[res.get("deviceType", "netDevice")]))
+    return doc
+
+
+def validate_object(obj):
+    """Validate one rendered object the way its kind allows; returns what was checked."""
+    api, kind = obj["apiVersion"], obj["kind"]
+    if api in BUILTIN_API_VERSIONS:
+        kubernetes_validate.validate(obj, K8S_VERSION, strict=True)
+        checked = ["kubernetes-validate --strict"]
+        if kind == "ConfigMap" and obj["metadata"]["name"] == "rdma-devices":
+            validate_shared_dp_config(obj["data"]["config.json"])
+            checked.append("rdma_shared_device_plugin.json")
+        if kind == "ConfigMap" and obj["metadata"]["name"] == "sriovdp-config":
+            validate_sriov_dp_config(obj["data"]["config.json"])
+            checked.append("sriov_network_device_plugin.json")
+        return checked
+    if kind == "NetworkAttachmentDefinition":
+        assert api == "k8s.cni.cncf.io/v1"
+        jsonschema.Draft7Validator(_crd_schema("k8s.cni.cncf.io_networkattachmentdefinitions_crd.json")).validate(obj)
+        cni = json.loads(obj["spec"]["config"])
+        assert cni["name"] == obj["metadata"]["name"]
+        assert cni["type"] in ("macvlan", "host-device", "ipoib")
+        assert cni["ipam"]["type"]
+        return ["NAD CRD openAPIV3Schema", "CNI JSON"]
+    if kind == "NicClusterPolicy":
+        assert api == "mellanox.com/v1alpha1"
+        jsonschema.Draft7Validator(_crd_schema("mellanox.com_nicclusterpolicies.json")).validate(obj)
+        validate_shared_dp_config(obj["spec"]["rdmaSharedDevicePlugin"]["config"])
+        if "sriovDevicePlugin" in obj["spec"]:
+            validate_sriov_dp_config(obj["spec"]["sriovDevicePlugin"]["config"])
+        return ["NicClusterPolicy CRD openAPIV3Schema"]
+    raise AssertionError("no validation known for %s %s" % (api, kind))
+
+
+def validate_output(out):
+    """Validate every rendered object file; returns {(kind, namespace, name): object} and the file list."""
+    objects = {}
+    files = []
+    for sub in ("", "node-labels"):
+        folder = os.path.join(out, sub)
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            if os.path.isdir(path) or name in ("kustomization.yaml", "network-operator-values.yaml"):
+                continue
+            files.append(os.path.join(sub, name) if sub else name)
+            obj = _load(path)
+            assert validate_object(obj), path
+            key = (obj["kind"], obj["metadata"].get("namespace"), obj["metadata"]["name"])
+            assert key not in objects, "duplicate object %s" % (key,)
+            objects[key] = obj
+    kustomization = _load(os.path.join(out, "kustomization.yaml"))
+    assert kustomization["resources"] == [f for f in files if not f.startswith("node-labels/")]
+    return objects, files
+
+
+def daemonset_images(objects):
+    return dict(
+        (key[2], [c["image"] for c in obj["spec"]["template"]["spec"].get("initContainers", []) + obj["spec"]["template"]["spec"]["containers"]])
+        for key, obj in objects.items() if key[0] == "DaemonSet")
+
+
+# --- scenarios ------------------------------------------------------------------
+
+ROCE_NETWORKS = [{"name": "rdma-net-a", "namespace": "training", "type": "macvlan", "master": "ens1f0", "mtu": 9000,
+                  "resource_name": "rdma/rdma_shared_device_a",
+                  "ipam": {"type": "whereabouts", "range": "192.168.100.0/24", "exclude": ["192.168.100.254/32"]}}]
+
+
+@pytest.fixture(scope="module")
+def roce_only(tmp_path_factory):
+    work = tmp_path_factory.mktemp("roce_only")
+    role_vars = {"k8s_rdma_stack_sriov_device_plugin_enabled": True, "k8s_rdma_stack_networks": ROCE_NETWORKS}
+    hosts = {"roce-a": "roce-a", "roce-b": "roce-b"}
+    first, out = run_role(work, hosts, role_vars)
+    objects, files = validate_output(out)
+    second, _out = run_role(work, hosts, role_vars)
+    return {"work": work, "out": out, "objects": objects, "files": files, "first": first, "second": second,
+            "hosts": hosts, "vars": role_vars}
+
+
+def test_roce_only_objects_and_schemas(roce_only):
+    objects = roce_only["objects"]
+    kinds = sorted(set(k[0] for k in objects))
+    assert kinds == ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "CustomResourceDefinition", "DaemonSet",
+                     "NetworkAttachmentDefinition", "Node", "ServiceAccount"]
+    assert set(daemonset_images(objects)) == {"kube-multus-ds", "whereabouts", "rdma-shared-dp-ds", "kube-sriov-device-plugin"}
+    assert daemonset_images(objects)["rdma-shared-dp-ds"] == ["ghcr.io/mellanox/k8s-rdma-shared-dev-plugin:v1.5.3"]
+    assert daemonset_images(objects)["kube-multus-ds"] == ["ghcr.io/k8snetworkplumbingwg/multus-cni:v4.2.4"] * 2
+    assert daemonset_images(objects)["whereabouts"] == ["ghcr.io/k8snetworkplumbingwg/whereabouts:v0.9.3"]
+    assert daemonset_images(objects)["kube-sriov-device-plugin"] == ["ghcr.io/k8snetworkplumbingwg/sriov-network-device-plugin:v3.9.0"]
+    for name in ("network-attachment-definitions.k8s.cni.cncf.io", "ippools.whereabouts.cni.cncf.io",
+                 "overlappingrangeipreservations.whereabouts.cni.cncf.io"):
+        assert ("CustomResourceDefinition", None, name) in objects
+    assert ("ServiceAccount", "kube-system", "rdma-shared-dev-plugin") in objects
+    assert not any(k[0] == "NicClusterPolicy" for k in objects)
+
+
+def test_roce_only_selectors_from_facts(roce_only):
+    cm = roce_only["objects"][("ConfigMap", "kube-system", "rdma-devices")]
+    config = json.loads(cm["data"]["config.json"])
+    assert config == {"periodicUpdateInterval": 300, "configList": [{
+        "resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63,
+        "selectors": {"vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}}]}
+    sriov = json.loads(roce_only["objects"][("ConfigMap", "kube-system", "sriovdp-config")]["data"]["config.json"])
+    assert sriov["resourceList"] == [{"resourceName": "sriov_rdma_vf", "resourcePrefix": "nvidia.com", "selectors": {
+        "vendors": ["15b3"], "devices": ["101e"], "drivers": ["mlx5_core"], "pfNames": ["ens1f0"], "isRdma": True}}]
+    ds = roce_only["objects"][("DaemonSet", "kube-system", "rdma-shared-dp-ds")]
+    assert ds["spec"]["template"]["spec"]["nodeSelector"] == {"rdma.fabric/capable": "true", "kubernetes.io/os": "linux"}
+    assert ds["spec"]["template"]["spec"]["volumes"][2]["configMap"]["name"] == "rdma-devices"
+
+
+def test_roce_only_nccl_labels_and_network(roce_only):
+    objects = roce_only["objects"]
+    assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"] == {
+        "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_GID_INDEX": "5", "NCCL_IB_TC": "106",
+        "NCCL_SOCKET_IFNAME": "=ens1f0"}
+    for node in ("roce-a", "roce-b"):
+        assert objects[("Node", None, node)]["metadata"] == {"name": node, "labels": {
+            "rdma.fabric/capable": "true", "rdma.fabric/link-layer": "Ethernet", "rdma.fabric/roce-v2-gid-index": "5"}}
+    nad = objects[("NetworkAttachmentDefinition", "training", "rdma-net-a")]
+    assert nad["metadata"]["annotations"] == {"k8s.v1.cni.cncf.io/resourceName": "rdma/rdma_shared_device_a"}
+    assert json.loads(nad["spec"]["config"]) == {
+        "cniVersion": "0.3.1", "name": "rdma-net-a", "type": "macvlan", "master": "ens1f0", "mode": "bridge", "mtu": 9000,
+        "ipam": {"type": "whereabouts", "range": "192.168.100.0/24", "exclude": ["192.168.100.254/32"]}}
+    assert [f for f in roce_only["files"] if f.startswith("node-labels/")] == [
+        "node-labels/001-node-roce-a.yaml", "node-labels/002-node-roce-b.yaml"]
+
+
+def test_roce_only_second_run_changes_nothing(roce_only):
+    recap = roce_only["second"].stdout.split("PLAY RECAP")[1]
+    assert "localhost                  : ok=" in recap
+    localhost_line = [line for line in recap.splitlines() if line.startswith("localhost")][0]
+    assert "changed=0" in localhost_line, localhost_line
+
+
+def test_roce_only_state_absent_removes_rendered_files(roce_only):
+    run_role(roce_only["work"], roce_only["hosts"], dict(roce_only["vars"], k8s_rdma_stack_state="absent"))
+    out = roce_only["out"]
+    assert sorted(os.listdir(out)) == ["node-labels"]
+    assert os.listdir(os.path.join(out, "node-labels")) == []
+
+
+def test_mixed_gid_indices_network_operator(tmp_path):
+    role_vars = {"k8s_rdma_stack_method": "network_operator", "k8s_rdma_stack_networks": ROCE_NETWORKS,
+                 "k8s_rdma_stack_nccl_namespaces": ["default", "training"],
+                 "k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63},
+                                                   {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 8,
+                                                    "rdma_devices": ["mlx5_1"]}]}
+    _proc, out = run_role(tmp_path, {"roce-a": "roce-a", "gpu-7": "roce-gid3"}, role_vars)
+    objects, _files = validate_output(out)
+    for ns in ("default", "training"):
+        env = objects[("ConfigMap", ns, "rdma-nccl-env")]["data"]
+        assert env == {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1", "NCCL_IB_ROCE_VERSION_NUM": "2",
+                       "NCCL_IB_ADDR_FAMILY": "AF_INET", "NCCL_IB_TC": "106", "NCCL_SOCKET_IFNAME": "=ens1f0,ens1f1"}
+    ncp = objects[("NicClusterPolicy", None, "nic-cluster-policy")]
+    spec = ncp["spec"]
+    assert spec["rdmaSharedDevicePlugin"]["repository"] == "nvcr.io/nvidia/mellanox"
+    assert spec["rdmaSharedDevicePlugin"]["version"] == "network-operator-v26.1.0"
+    config = json.loads(spec["rdmaSharedDevicePlugin"]["config"])
+    assert config["configList"][0]["selectors"] == {"vendors": ["15b3"], "deviceIDs": ["101d", "1021"],
+                                                    "drivers": ["mlx5_core"], "ifNames": ["ens1f0", "ens1f1"]}
+    assert config["configList"][1] == {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 8, "selectors": {
+        "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"]}}
+    assert sorted(spec["secondaryNetwork"]) == ["cniPlugins", "multus"]
+    assert spec["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] == [
+        {"matchExpressions": [{"key": "rdma.fabric/capable", "operator": "In", "values": ["true"]}]}]
+    # no plain device plugin / Multus manifests with the operator; whereabouts is still ours
+    assert set(daemonset_images(objects)) == {"whereabouts"}
+    assert objects[("Node", None, "gpu-7")]["metadata"]["labels"]["rdma.fabric/roce-v2-gid-index"] == "3"
+    assert objects[("Node", None, "roce-a")]["metadata"]["labels"]["rdma.fabric/roce-v2-gid-index"] == "5"
+    kustomization = _load(os.path.join(out, "kustomization.yaml"))
+    assert kustomization["helmCharts"] == [{
+        "name": "network-operator", "repo": "https://helm.ngc.nvidia.com/nvidia", "version": "v26.1.0",
+        "releaseName": "network-operator", "namespace": "nvidia-network-operator",
+        "valuesFile": "network-operator-values.yaml", "includeCRDs": True}]
+    assert _load(os.path.join(out, "network-operator-values.yaml")) == {"nfd": {"enabled": True}}
+
+
+def test_infiniband_only_with_mirror(tmp_path):
+    role_vars = {"k8s_rdma_stack_registry_mirror": "registry.example.internal:5000",
+                 "k8s_rdma_stack_image_pull_secrets": ["mirror-pull"],
+                 "k8s_rdma_stack_networks": [{"name": "ib-net", "type": "ipoib", "master": "ib0",
+                                              "resource_name": "rdma/rdma_shared_device_a",
+                                              "ipam": {"type": "host-local", "subnet": "10.56.217.0/24",
+                                                       "rangeStart": "10.56.217.10", "rangeEnd": "10.56.217.200"}}]}
+    _proc, out = run_role(tmp_path, {"ib-a": "ib-a", "ib-b": "ib-b"}, role_vars)
+    objects, _files = validate_output(out)
+    images = daemonset_images(objects)
+    assert set(images) == {"kube-multus-ds", "kube-ipoib-cni-ds", "rdma-shared-dp-ds"}  # host-local: no whereabouts
+    assert images["rdma-shared-dp-ds"] == ["registry.example.internal:5000/mellanox/k8s-rdma-shared-dev-plugin:v1.5.3"]
+    assert images["kube-ipoib-cni-ds"] == ["registry.example.internal:5000/mellanox/ipoib-cni:v1.2.0"]
+    ds = objects[("DaemonSet", "kube-system", "rdma-shared-dp-ds")]
+    assert ds["spec"]["template"]["spec"]["imagePullSecrets"] == [{"name": "mirror-pull"}]
+    assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"] == {
+        "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_SOCKET_IFNAME": "=ib0"}
+    config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
+    assert config["configList"][0]["selectors"] == {"vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"],
+                                                    "ifNames": ["ib0"]}
+    assert objects[("Node", None, "ib-b")]["metadata"]["labels"] == {"rdma.fabric/capable": "true",
+                                                                     "rdma.fabric/link-layer": "InfiniBand"}
+    cni = json.loads(objects[("NetworkAttachmentDefinition", "default", "ib-net")]["spec"]["config"])
+    assert cni == {"cniVersion": "0.3.1", "name": "ib-net", "type": "ipoib", "master": "ib0", "ipam": {
+        "type": "host-local", "subnet": "10.56.217.0/24", "rangeStart": "10.56.217.10", "rangeEnd": "10.56.217.200"}}
+
+
+def test_port_down_and_node_without_rdma(tmp_path):
+    role_vars = {"k8s_rdma_stack_multus_enabled": False,
+                 "k8s_rdma_stack_networks": [{"name": "vf-net", "type": "host-device", "device": "ens1f0",
+                                              "ipam": {"type": "whereabouts", "range": "10.20.0.0/24"}}]}
+    proc, out = run_role(tmp_path, {"gpu-11": "roce-portdown", "cpu-1": "no-rdma"}, role_vars)
+    assert "WARNING k8s_rdma_stack: node(s) cpu-1 have no ACTIVE RDMA port" in proc.stdout
+    objects, _files = validate_output(out)
+    config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
+    assert config["configList"][0]["selectors"]["ifNames"] == ["ens1f0"]  # ens1f1 is DOWN
+    assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"]["NCCL_IB_HCA"] == "=mlx5_0:1"
+    assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"]["NCCL_IB_GID_INDEX"] == "3"
+    assert objects[("Node", None, "cpu-1")]["metadata"]["labels"] == {"rdma.fabric/capable": "false"}
+    assert objects[("Node", None, "gpu-11")]["metadata"]["labels"]["rdma.fabric/capable"] == "true"
+    assert "kube-multus-ds" not in daemonset_images(objects)
+    assert ("CustomResourceDefinition", None, "network-attachment-definitions.k8s.cni.cncf.io") not in objects
+    assert json.loads(objects[("NetworkAttachmentDefinition", "default", "vf-net")]["spec"]["config"])["device"] == "ens1f0"
+
+
+def test_no_rdma_fails_with_clear_message(tmp_path):
+    # cpu-1 has no RDMA device; lab1 has only Soft-RoCE, which counts only when opted in
+    proc, out = run_role(tmp_path / "strict", {"cpu-1": "no-rdma", "lab1": "lab1"}, {}, expect_rc=2)
+    assert "k8s_rdma_stack: none of the 2 node(s) of group 'rdma_nodes' has an ACTIVE RDMA port" in proc.stdout
+    assert "cpu-1: no RDMA devices; lab1: rxe0:1 ACTIVE (soft)" in proc.stdout
+    assert "soft devices count only with k8s_rdma_stack_include_soft_devices: true" in proc.stdout
+    assert not os.path.exists(out)
+
+
+def test_soft_roce_lab_with_opt_in(tmp_path):
+    proc, out = run_role(tmp_path / "lab", {"lab1": "lab1", "lab2": "lab2"}, {"k8s_rdma_stack_include_soft_devices": True})
+    assert "WARNING k8s_rdma_stack: the selected RDMA devices include soft devices" in proc.stdout
+    objects, _files = validate_output(out)
+    config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
+    assert config["configList"][0]["selectors"] == {"ifNames": ["eth1"]}
+    assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"] == {
+        "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=rxe0:1", "NCCL_IB_GID_INDEX": "1", "NCCL_SOCKET_IFNAME": "=eth1"}
+    assert objects[("Node", None, "lab2")]["metadata"]["labels"] == {
+        "rdma.fabric/capable": "true", "rdma.fabric/link-layer": "Ethernet", "rdma.fabric/roce-v2-gid-index": "1"}
