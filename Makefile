@@ -67,7 +67,7 @@ unit: venv collection-link
 molecule: venv collection-link lab-image
 	tools/lab/run-molecule-all
 
-test: lint sanity unit molecule
+test: lint sanity unit build molecule
 
 # --- the lab --------------------------------------------------------------
 lab-image: deps
@@ -86,8 +86,11 @@ lab-status:
 demo: venv collection-link lab-image
 	tools/lab/demo
 
+# The collection tarball; fails if lab images, venvs or caches slipped in.
 build: venv
 	$(BIN)/ansible-galaxy collection build --force --output-path build/
+	! tar tzf build/rdma-fabric-$$(awk '/^version:/{print $$2}' galaxy.yml).tar.gz \
+	  | grep -E '^(\.venv|\.cache|\.lab|build|reports)/|\.(qcow2|raw|img)$$'
 
 clean: lab-down
 	rm -rf build .cache/stamps
