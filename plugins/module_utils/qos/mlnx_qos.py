@@ -1,0 +1,271 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""NVIDIA ``mlnx_qos`` backend (mlnx-tools, shipped with MLNX_OFED / DOCA-OFED).
+
+Reads ``mlnx_qos -i IF -a`` (text; ``-a`` lists every traffic class) and
+changes state with ``--trust``, ``--dscp2prio set,D,P`` / ``del,D,P``,
+``--pfc``, ``--prio_tc``, ``--tsa`` + ``--tcbw`` (argv lists; one
+``--dscp2prio`` per call because mlnx-tools before 2019 accept only one).
+
+Output format (``pretty_print`` of mlnx-tools ``python/mlnx_qos``)::
+
+    DCBX mode: OS controlled
+    Priority trust state: dscp
+    dscp2prio mapping:
+            prio:0 dscp:07,06,05,04,03,02,01,00,
+            prio:6 dscp:30,55,54,53,52,51,50,49,     <- more than 8 DSCPs wrap onto
+            prio:6 dscp:48,                          <- another line for the same prio
+    default priority:
+    Receive buffer size (bytes): 80256,80256,896,80256,896,896,896,896,
+    Cable len: 7
+    PFC configuration:
+            priority    0   1   2   3   4   5   6   7
+            enabled     0   0   0   1   0   0   0   0
+            buffer      0   2   5   7   1   2   3   6
+    tc: 0 ratelimit: unlimited, tsa: vendor
+             priority:  1
+    tc: 6 ratelimit: unlimited, tsa: ets, bw: 40%
+
+Older versions print no ``default priority`` / buffer lines; the parser reads
+lines by their labels and ignores whitespace, so all of them parse.
+
+The trust trap: where the kernel has no ``/sys/class/net/IF/qos/trust``
+(upstream mlx5; MLNX_OFED kernels have the file), mlnx_qos derives trust from
+the DCB APP table: ``--trust dscp`` installs the 64 default entries
+(priority = DSCP >> 3), ``--trust pcp`` deletes every DSCP entry, and deleting
+the LAST DSCP entry with ``--dscp2prio del`` silently switches the port back to
+PCP trust. This backend therefore never deletes single entries to change a
+mapping (``set`` replaces), restores trust before the table when it undoes,
+and the engine reads the state back after applying, so an unexpected trust
+flip fails the task and is rolled back.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step, quote_argv
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
+    TCS,
+    CommandError,
+    QosError,
+    UnsupportedError,
+    default_dscp_table,
+    ets_equal,
+)
+
+# mlnx_qos prints these and (in some versions/paths) still exits 0.
+ERROR_PATTERNS = (
+    "Netlink error", "not supported on your system", "Invalid dscp2prio", "Invalid trust",
+    "Bad value for", "Bad TSA value", "command failed", "must be 0", "must have 8 items",
+    "Too many items", "cannot be used at the same time", "Bad arguments", "Traceback",
+)
+
+_TC_RE = re.compile(r"^tc:\s*(\d+)\s+ratelimit:\s*([^,]*),\s*tsa:\s*([A-Za-z]+)(?:,\s*bw:\s*(\d+)\s*%)?")
+_DSCP_RE = re.compile(r"^prio:\s*(\d+)\s+dscp:\s*([0-9,\s]*)$")
+_PRIO_RE = re.compile(r"^priority:\s*(\d+)\s*$")
+
+
+class MlnxQosParseError(QosError):
+    pass
+
+
+def parse(text):
+    """Parse ``mlnx_qos -i IF [-a]`` output into the QoS state dict.
+
+    Keys: ``dcbx_mode``, ``trust`` (pcp|dscp|none), ``dscp2prio`` {dscp: [prio]},
+    ``pfc`` [priorities], ``cable_len``, ``prio_tc`` [8] (None where the TC of a
+    priority was not printed), ``ets`` {tc: {tsa, bw, ratelimit}} (printed TCs only).
+    """
+    state = {"dcbx_mode": None, "trust": None, "dscp2prio": {}, "pfc": None,
+             "cable_len": None, "prio_tc": [None] * 8, "ets": {}}
+    section = None
+    cur_tc = None
+    for raw in (text or "").splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("DCBX mode:"):
+            state["dcbx_mode"] = line.split(":", 1)[1].strip()
+        elif line.startswith("Priority trust state:"):
+            state["trust"] = line.split(":", 1)[1].strip().lower()
+        elif line.startswith("dscp2prio mapping:"):
+            section = "dscp"
+        elif line.startswith("default priority:"):
+            section = "default"
+        elif line.startswith("Receive buffer size") or line.startswith("Cable len:"):
+            if line.startswith("Cable len:"):
+                try:
+                    state["cable_len"] = int(line.split(":", 1)[1].strip())
+                except ValueError:
+                    pass
+            section = None
+        elif line.startswith("PFC configuration:"):
+            section = "pfc"
+        elif _DSCP_RE.match(line):
+            m = _DSCP_RE.match(line)
+            prio = int(m.group(1))
+            for d in m.group(2).split(","):
+                d = d.strip()
+                if d:
+                    lst = state["dscp2prio"].setdefault(int(d), [])
+                    if prio not in lst:
+                        lst.append(prio)
+        elif section == "pfc" and line.startswith("enabled"):
+            vals = line.split()[1:]
+            if len(vals) != 8 or not all(v in ("0", "1") for v in vals):
+                raise MlnxQosParseError("mlnx_qos: unexpected PFC line %r" % line)
+            state["pfc"] = [p for p, v in enumerate(vals) if v == "1"]
+        elif _TC_RE.match(line):
+            m = _TC_RE.match(line)
+            cur_tc = int(m.group(1))
+            section = "tc"
+            tsa = m.group(3).lower()
+            bw = int(m.group(4)) if (m.group(4) is not None and tsa == "ets") else 0
+            state["ets"][cur_tc] = {"tsa": tsa, "bw": bw, "ratelimit": m.group(2).strip()}
+        elif section == "tc" and _PRIO_RE.match(line):
+            p = int(_PRIO_RE.match(line).group(1))
+            if 0 <= p < 8:
+                state["prio_tc"][p] = cur_tc
+    for d in state["dscp2prio"]:
+        state["dscp2prio"][d].sort()
+    if state["trust"] is None and state["pfc"] is None:
+        raise MlnxQosParseError("mlnx_qos output has neither a trust state nor a PFC configuration: %r" % (text or "")[:300])
+    return state
+
+
+class MlnxQosBackend(object):
+    """DCB through NVIDIA ``mlnx_qos``."""
+
+    name = "mlnx_qos"
+
+    def __init__(self, runner, netdev, binary, tree):
+        self.runner = runner
+        self.netdev = netdev
+        self.bin = binary
+        # Same test mlnx_qos itself makes (it always looks at the real /sys).
+        self.sysfs_trust = tree.exists(tree.sys("class", "net", netdev, "qos", "trust"))
+        self.app_trust = not self.sysfs_trust
+
+    @staticmethod
+    def find_binary(runner):
+        return runner.which("mlnx_qos")
+
+    def _argv(self, *args):
+        return [self.bin, "-i", self.netdev] + list(args)
+
+    # -- reading --------------------------------------------------------
+    def read(self):
+        argv = self._argv("-a")
+        rc, out, err = self.runner.run(argv, check=False)
+        text = out + "\n" + err
+        if rc != 0:
+            if "not supported" in text.lower():
+                raise UnsupportedError(
+                    ("trust", "dscp2prio", "pfc", "prio_tc", "ets"),
+                    "%s has no DCB support: `%s` says %r" % (self.netdev, quote_argv(argv), (err or out).strip()[-300:]))
+            raise CommandError(quote_argv(argv), rc, out, err)
+        state = parse(out)
+        state["unsupported"] = {}
+        if state["trust"] not in ("pcp", "dscp"):
+            for k in ("trust", "dscp2prio"):
+                state["unsupported"][k] = "%s: mlnx_qos reports priority trust state %r" % (self.netdev, state["trust"])
+        if state["pfc"] is None:
+            state["unsupported"]["pfc"] = "%s: mlnx_qos printed no PFC configuration" % self.netdev
+        if None in state["prio_tc"] or sorted(state["ets"]) != list(TCS):
+            for k in ("prio_tc", "ets"):
+                state["unsupported"][k] = "%s: mlnx_qos did not list all 8 traffic classes" % self.netdev
+        else:
+            state["ets"] = dict((tc, {"tsa": e["tsa"], "bw": e["bw"]}) for tc, e in state["ets"].items())
+        return state
+
+    # -- changing -------------------------------------------------------
+    def _run(self, *args):
+        self.runner.run(self._argv(*args), error_patterns=ERROR_PATTERNS)
+
+    def _restore_table(self, table):
+        """Bring the DSCP table back to ``table`` (sets first, deletes last)."""
+        now = self.read()["dscp2prio"]
+        for d in sorted(table):
+            if now.get(d) != table[d]:
+                self._run("--dscp2prio", "set,%d,%d" % (d, table[d][0]))
+        if self.app_trust:
+            for d in sorted(now):
+                if d not in table:
+                    for p in now[d]:
+                        self._run("--dscp2prio", "del,%d,%d" % (d, p))
+
+    def _trust_step(self, cur_trust, new_trust, cur_table):
+        argv = self._argv("--trust", new_trust)
+        uargv = self._argv("--trust", cur_trust)
+
+        def do():
+            self._run("--trust", new_trust)
+
+        def undo():
+            self._run("--trust", cur_trust)
+            if cur_trust == "dscp":
+                self._restore_table(cur_table)
+        return Step("trust", quote_argv(argv), do, undo, quote_argv(uargv) + " (then restore the dscp2prio table)")
+
+    def _set_step(self, d, p, base):
+        argv = self._argv("--dscp2prio", "set,%d,%d" % (d, p))
+        if base.get(d):
+            old = base[d][0]
+            undo_args = ("--dscp2prio", "set,%d,%d" % (d, old))
+        else:
+            undo_args = ("--dscp2prio", "del,%d,%d" % (d, p))
+
+        def do():
+            self._run("--dscp2prio", "set,%d,%d" % (d, p))
+
+        def undo():
+            self._run(*undo_args)
+        return Step("dscp2prio", quote_argv(argv), do, undo, quote_argv(self._argv(*undo_args)))
+
+    def plan(self, current, target, desired):
+        steps = []
+        if "trust" in desired or "dscp2prio" in desired:
+            cur_trust, new_trust = current["trust"], target["trust"]
+            base = dict((d, list(p)) for d, p in current["dscp2prio"].items())
+            if cur_trust != new_trust:
+                steps.append(self._trust_step(cur_trust, new_trust, base))
+                if self.app_trust:
+                    base = default_dscp_table() if new_trust == "dscp" else {}
+            if new_trust == "dscp":
+                for d, p in sorted(desired.get("dscp2prio", {}).items()):
+                    if base.get(d) != [p]:
+                        steps.append(self._set_step(d, p, base))
+        if "pfc" in desired and sorted(current["pfc"]) != sorted(target["pfc"]):
+            new = ",".join("1" if p in target["pfc"] else "0" for p in range(8))
+            old = ",".join("1" if p in current["pfc"] else "0" for p in range(8))
+            steps.append(self._simple_step("pfc", ("--pfc", new), ("--pfc", old)))
+        ets_changed = "ets" in desired and not ets_equal(current["ets"], target["ets"])
+        prio_changed = "prio_tc" in desired and current["prio_tc"] != target["prio_tc"]
+        if ets_changed or prio_changed:
+            steps.append(self._simple_step(
+                "ets" if ets_changed else "prio_tc",
+                self._ets_args(target, ets_changed, prio_changed),
+                self._ets_args(current, ets_changed, prio_changed)))
+        return steps
+
+    @staticmethod
+    def _ets_args(state, ets_changed, prio_changed):
+        args = []
+        if ets_changed:
+            args += ["--tsa", ",".join(state["ets"][tc]["tsa"] for tc in TCS)]
+            args += ["--tcbw", ",".join(str(state["ets"][tc]["bw"]) for tc in TCS)]
+        if prio_changed:
+            args += ["--prio_tc", ",".join(str(tc) for tc in state["prio_tc"])]
+        return tuple(args)
+
+    def _simple_step(self, key, args, undo_args):
+        def do():
+            self._run(*args)
+
+        def undo():
+            self._run(*undo_args)
+        return Step(key, quote_argv(self._argv(*args)), do, undo, quote_argv(self._argv(*undo_args)))

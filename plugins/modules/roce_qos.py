@@ -1,0 +1,393 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: roce_qos
+short_description: Configure lossless RoCE QoS (trust, PFC, ETS, DSCP, ECN, ToS, MTU) on one RDMA port
+version_added: 0.1.0
+description:
+  - Configures one RoCE port for lossless RDMA over Converged Ethernet v2. Only the options given are managed;
+    an option left out (or null) is left as it is on the host.
+  - Reads the current state, computes the difference, applies only that and reports C(changed) honestly.
+    Supports check mode (nothing is changed) and diff mode (C(before)/C(after) of the managed options).
+  - Every option is validated before anything is read or changed; errors name the parameter and the allowed
+    values. The netdev must exist and be an RDMA port, that is listed by an RDMA device under
+    C(/sys/class/infiniband) (in C(ports/*/gid_attrs/ndevs), the rxe C(parent) file, or C(device/net)).
+  - If a step fails part-way, the steps this run already applied are undone in reverse order and the task fails
+    saying which step failed, what was rolled back and what could not be. After applying, the module reads the
+    port back; a state that differs from the plan (for example a trust state the driver flipped) is treated
+    the same way.
+  - "Backends: DCB options (O(trust), O(pfc), O(prio_tc), O(ets), O(dscp2prio)) go through iproute2 C(dcb)
+    (upstream DCB netlink) or NVIDIA C(mlnx_qos), see O(backend); O(ecn) and O(cnp) through the NVIDIA
+    driver's C(/sys/class/net/IF/ecn) files; O(roce_tos) and O(roce_mode) through rdma_cm configfs; O(mtu)
+    through sysfs and C(ip link); O(pause) through C(ethtool). The result says which backend handled each option."
+  - "Trust on the C(dcb) backend: DCB netlink has no trust setting. A port trusts DSCP when its DCB APP table holds
+    DSCP entries and PCP when it holds none (drivers such as mlx5 switch the hardware on the first added / last
+    removed DSCP entry). So O(trust=dscp) means DSCP APP entries exist, O(trust=pcp) removes them all.
+    The C(mlnx_qos) backend behaves the same where the kernel has no C(/sys/class/net/IF/qos/trust) file
+    (upstream kernels); with the NVIDIA driver stack trust is a separate setting."
+  - "O(trust=dscp) on a port that trusts PCP first installs the default table (priority = DSCP >> 3, what
+    C(mlnx_qos --trust dscp) installs), then O(dscp2prio) on top. New DSCP entries are added before old ones are
+    deleted, so the table never passes through empty (which would silently switch the port back to PCP trust)."
+author:
+  - rdma.fabric developers (@rdma-fabric)
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying target.
+    support: full
+    details:
+      - Nothing is changed. Reading rdma_cm configfs values creates the device's configfs group and removes it
+        again when it did not exist, as C(cma_roce_tos) does; that leaves the host as it was.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: full
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: linux
+options:
+  netdev:
+    description:
+      - "The RoCE port's netdev, for example C(ens1f0) or C(eth1). 1-15 characters of C(A-Z a-z 0-9 _ . : -)."
+      - Either O(netdev) or O(device) is required. When both are given they must name the same port.
+    type: str
+  device:
+    description:
+      - RDMA device (ibdev) name, for example C(mlx5_0) or C(rxe0); its port O(port) is configured and its netdev
+        looked up. Alternative to O(netdev).
+    type: str
+  port:
+    description: Port number of O(device) (1-255). Defaults to 1 with O(device); with O(netdev) it is looked up.
+    type: int
+  trust:
+    description:
+      - Which header field classifies received packets into priorities. V(dscp) for RoCE v2 (routed, L3),
+        V(pcp) for the VLAN priority. See the description for what trust means on the C(dcb) backend.
+      - O(dscp2prio) implies V(dscp); O(trust=pcp) together with a non-empty O(dscp2prio) is an error.
+    type: str
+    choices: [pcp, dscp]
+  pfc:
+    description:
+      - Priorities (0-7) on which Priority Flow Control is enabled; every other priority gets PFC off.
+        V([]) turns PFC off. The common RoCE profile is V([3]).
+    type: list
+    elements: int
+  prio_tc:
+    description:
+      - "Priority to traffic-class map. Either a list of 8 traffic classes (index = priority 0..7, like
+        C(mlnx_qos --prio_tc)), or a mapping C({priority: tc}) naming only the priorities to change.
+        Priorities and traffic classes are 0-7."
+    type: raw
+  ets:
+    description:
+      - Transmission selection per traffic class. Traffic classes not listed keep their settings, except that the
+        bandwidth of every non-ETS class becomes 0. The bandwidths of all V(ets) classes must then sum to 100.
+    type: list
+    elements: dict
+    suboptions:
+      tc:
+        description: Traffic class, 0-7.
+        type: int
+        required: true
+      tsa:
+        description: Transmission selection algorithm. V(strict) priority, V(ets) (weighted), V(vendor) (driver-specific).
+        type: str
+        choices: [ets, strict, vendor]
+        default: ets
+      bw:
+        description: Guaranteed bandwidth in percent (0-100), required for V(ets), 0 or omitted otherwise.
+        type: int
+  dscp2prio:
+    description:
+      - "DSCP (0-63) to priority (0-7) mapping, for example C({26: 3, 48: 6}) (RoCE on 3, CNPs on 6). Listed DSCPs
+        are mapped; DSCPs not listed keep their mapping. Implies O(trust=dscp)."
+    type: dict
+  ecn:
+    description:
+      - Per-priority ECN (DCQCN) enablement, NVIDIA driver stack only (C(/sys/class/net/IF/ecn)). C(np) lists the
+        priorities where the port acts as notification point (sends CNPs), C(rp) where it acts as reaction point
+        (slows down on CNPs); the other priorities are disabled. A part left out is not managed.
+    type: dict
+    suboptions:
+      np:
+        description: Priorities (0-7) with ECN notification point enabled.
+        type: list
+        elements: int
+      rp:
+        description: Priorities (0-7) with ECN reaction point enabled.
+        type: list
+        elements: int
+  cnp:
+    description:
+      - Marking of the Congestion Notification Packets the port sends, NVIDIA driver stack only
+        (C(ecn/roce_np/cnp_dscp), C(ecn/roce_np/cnp_802p_prio)). The common profile is DSCP 48 on priority 6.
+    type: dict
+    suboptions:
+      dscp:
+        description: DSCP of CNPs, 0-63.
+        type: int
+      priority:
+        description: 802.1p priority of CNPs, 0-7.
+        type: int
+  roce_tos:
+    description:
+      - Default IP ToS byte (0-255) of RDMA-CM connections on this port (rdma_cm configfs C(default_roce_tos)),
+        for example V(106) = DSCP 26 with ECN-capable transport.
+    type: int
+  roce_mode:
+    description: Default RoCE version of RDMA-CM connections on this port (rdma_cm configfs C(default_roce_mode)).
+    type: str
+    choices: [v1, v2]
+  mtu:
+    description: MTU of the netdev, 68-9978 (the driver may allow less).
+    type: int
+  pause:
+    description:
+      - Global (IEEE 802.3x) pause frames, RX and TX together. Lossless RoCE uses PFC, which drivers such as mlx5
+        only run with global pause off, so the usual value is V(false). Autonegotiation is left as it is.
+    type: bool
+  backend:
+    description:
+      - Tool for the DCB options. V(dcb) is iproute2 C(dcb) (upstream DCB netlink), V(mlnx_qos) the NVIDIA tool.
+      - V(auto) picks V(mlnx_qos) where the NVIDIA driver stack is loaded (C(/sys/class/net/IF/qos/trust) exists) and
+        C(mlnx_qos) is installed, else V(dcb) if installed, else V(mlnx_qos); it fails when neither is installed.
+        The result's RV(backend) and RV(backend_reason) say which was used and why.
+    type: str
+    choices: [auto, dcb, mlnx_qos]
+    default: auto
+  on_unsupported:
+    description:
+      - What to do when the driver cannot do what an option asks (no DCB netlink ops, as virtio; no ECN files, as
+        upstream drivers and rxe; no pause support).
+      - V(fail) fails before anything is changed. V(warn) warns, skips those options and applies the others
+        (O(roce_tos), O(roce_mode), O(mtu)...). Skipped options are listed in RV(skipped).
+    type: str
+    choices: [fail, warn]
+    default: fail
+  sysfs_path:
+    description:
+      - Where sysfs is mounted. Configfs is expected at C(SYSFS_PATH/kernel/config). Change it to run against a
+        container's bind mount of the host's C(/sys) or a fixture tree.
+    type: path
+    default: /sys
+notes:
+  - Settings made here are runtime state of the driver; they are lost on reboot or driver reload. The
+    M(rdma.fabric.lossless_ethernet) role re-applies them at boot and after a driver restart.
+  - Requires iproute2 5.11 or later (C(dcb)) or NVIDIA mlnx-tools (C(mlnx_qos)) for DCB options, C(ethtool) for
+    O(pause), C(ip) for O(mtu).
+seealso:
+  - name: dcb(8)
+    description: iproute2 DCB tool (dcb-pfc, dcb-ets, dcb-app).
+    link: https://man7.org/linux/man-pages/man8/dcb.8.html
+  - name: mlnx-tools
+    description: NVIDIA mlnx_qos and cma_roce_tos.
+    link: https://github.com/Mellanox/mlnx-tools
+"""
+
+EXAMPLES = r"""
+- name: Lossless RoCE v2 with the common switch profile (priority 3 lossless, RoCE DSCP 26, CNPs DSCP 48 on priority 6)
+  rdma.fabric.roce_qos:
+    netdev: ens1f0
+    trust: dscp
+    pfc: [3]
+    dscp2prio: {26: 3, 48: 6}
+    ecn: {np: [3], rp: [3]}
+    cnp: {dscp: 48, priority: 6}
+    roce_tos: 106
+    roce_mode: v2
+    mtu: 9000
+    pause: false
+
+- name: Same port addressed by RDMA device, ETS 50/50 between TC0 and TC3, CNP traffic class strict
+  rdma.fabric.roce_qos:
+    device: mlx5_0
+    port: 1
+    prio_tc: [0, 0, 0, 3, 0, 0, 6, 0]
+    ets:
+      - {tc: 0, tsa: ets, bw: 50}
+      - {tc: 3, tsa: ets, bw: 50}
+      - {tc: 6, tsa: strict}
+    backend: mlnx_qos
+
+- name: On a NIC without DCB (virtio + Soft-RoCE) set what can be set and warn about the rest
+  rdma.fabric.roce_qos:
+    netdev: eth1
+    trust: dscp
+    pfc: [3]
+    roce_tos: 106
+    roce_mode: v2
+    mtu: 1500
+    on_unsupported: warn
+  register: qos
+
+- name: Show which backend handled which option
+  ansible.builtin.debug:
+    var: qos.backends
+"""
+
+RETURN = r"""
+netdev:
+  description: The port's netdev.
+  returned: success
+  type: str
+  sample: ens1f0
+device:
+  description: The port's RDMA device.
+  returned: success
+  type: str
+  sample: mlx5_0
+port:
+  description: The port number on O(device).
+  returned: success
+  type: int
+  sample: 1
+backend:
+  description: The DCB backend used for the DCB options (V(dcb) or V(mlnx_qos)); null when no DCB option was managed.
+  returned: success
+  type: str
+  sample: dcb
+backend_reason:
+  description: Why that DCB backend was chosen (null when none was needed).
+  returned: success
+  type: str
+  sample: "auto: iproute2 dcb is installed"
+backends:
+  description: For each managed option, the backend that handled it (V(dcb), V(mlnx_qos), V(sysfs_ecn), V(configfs), V(iproute2), V(ethtool)).
+  returned: success
+  type: dict
+  sample: {"trust": "dcb", "pfc": "dcb", "dscp2prio": "dcb", "roce_tos": "configfs", "mtu": "iproute2"}
+before:
+  description:
+    - The managed options as they were. Same shapes as the options, in full for the DCB maps (C(prio_tc) as a list of 8,
+      C(ets) as a list of 8 C({tc, tsa, bw})); C(dscp2prio) lists the requested DSCPs (a list where one DSCP has several
+      priorities, null where it has none).
+  returned: success
+  type: dict
+  sample: {"trust": "pcp", "pfc": [], "dscp2prio": {"26": null, "48": null}, "roce_tos": 0}
+after:
+  description: The managed options after the run, read back from the host (planned values in check mode).
+  returned: success
+  type: dict
+  sample: {"trust": "dscp", "pfc": [3], "dscp2prio": {"26": 3, "48": 6}, "roce_tos": 106}
+changes:
+  description: For each managed option, whether it changed (or would change, in check mode).
+  returned: success
+  type: dict
+  sample: {"trust": true, "pfc": true, "dscp2prio": true, "roce_tos": false}
+commands:
+  description:
+    - The changes in the order they were applied (in check mode, would be applied), as command lines or
+      C(write VALUE > PATH). On failure, the ones that ran, the failed one last.
+  returned: always
+  type: list
+  elements: str
+  sample: ["/usr/sbin/dcb app add dev dcbsim0 dscp-prio 26:3 48:6", "/usr/sbin/dcb pfc set dev dcbsim0 prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"]
+skipped:
+  description: Options skipped with O(on_unsupported=warn), and why.
+  returned: success
+  type: list
+  elements: dict
+  sample: [{"option": "pfc", "reason": "eth1 has no DCB support (its driver has no DCB netlink ops)"}]
+diff:
+  description: C(before) and C(after), in diff mode.
+  returned: success, in diff mode
+  type: dict
+  sample: {"before": {"pfc": []}, "after": {"pfc": [3]}}
+param:
+  description: The parameter an input error is about.
+  returned: failure, on bad input
+  type: str
+  sample: pfc
+failed_step:
+  description: The change that failed (C(read-back) when the state read back after applying differed from the plan).
+  returned: failure, when a change failed
+  type: str
+  sample: "/usr/sbin/dcb ets set dev dcbsim0 tc-tsa 0:ets ..."
+rolled_back:
+  description: The undo actions that ran, in the order they ran (reverse order of the changes).
+  returned: failure, when a change failed
+  type: list
+  elements: str
+  sample: ["/usr/sbin/dcb pfc set dev dcbsim0 prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off"]
+rollback_failed:
+  description: Undo actions that failed; those settings were left as they were after the failure.
+  returned: failure, when a change failed
+  type: list
+  elements: str
+  sample: []
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError, QosRun
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError, ValidationError
+
+
+def argument_spec():
+    return dict(
+        netdev=dict(type="str"),
+        device=dict(type="str"),
+        port=dict(type="int"),
+        trust=dict(type="str", choices=["pcp", "dscp"]),
+        pfc=dict(type="list", elements="int"),
+        prio_tc=dict(type="raw"),
+        ets=dict(type="list", elements="dict", options=dict(
+            tc=dict(type="int", required=True),
+            tsa=dict(type="str", choices=["ets", "strict", "vendor"], default="ets"),
+            bw=dict(type="int"),
+        )),
+        dscp2prio=dict(type="dict"),
+        ecn=dict(type="dict", options=dict(
+            np=dict(type="list", elements="int"),
+            rp=dict(type="list", elements="int"),
+        )),
+        cnp=dict(type="dict", options=dict(
+            dscp=dict(type="int"),
+            priority=dict(type="int"),
+        )),
+        roce_tos=dict(type="int"),
+        roce_mode=dict(type="str", choices=["v1", "v2"]),
+        mtu=dict(type="int"),
+        pause=dict(type="bool"),
+        backend=dict(type="str", default="auto", choices=["auto", "dcb", "mlnx_qos"]),
+        on_unsupported=dict(type="str", default="fail", choices=["fail", "warn"]),
+        sysfs_path=dict(type="path", default="/sys"),
+    )
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=argument_spec(),
+        required_one_of=[("netdev", "device")],
+        supports_check_mode=True,
+    )
+    qos = QosRun(module)
+    try:
+        result = qos.run()
+    except ApplyError as e:
+        for w in qos.warnings:
+            module.warn(w)
+        module.fail_json(msg=str(e), failed_step=e.failed_step, rolled_back=e.rolled_back,
+                         rollback_failed=e.rollback_failed, commands=e.executed)
+    except ValidationError as e:
+        module.fail_json(msg=str(e), param=e.param, commands=[])
+    except QosError as e:
+        for w in qos.warnings:
+            module.warn(w)
+        module.fail_json(msg=str(e), commands=[])
+    for w in qos.warnings:
+        module.warn(w)
+    if module._diff:
+        result["diff"] = {"before": result["before"], "after": result["after"]}
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,612 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""TEST DOUBLES for the roce_qos unit tests (not used by the collection).
+
+Unit tests cannot change a real NIC, so the commands the QoS backends run are
+answered by the scripted doubles below. Each keeps state, applies the command
+the way the real tool + kernel driver would, and answers in the real output
+format, so that a backend's parse -> plan -> apply -> read-back loop is
+exercised end to end:
+
+* :class:`FakeDcbTool` - iproute2 6.1 ``dcb`` in front of the kernel DCB
+  netlink and a driver that validates like ``tests/dcbsim`` / mlx5
+  (outputs and failure behaviour as captured with iproute2 6.1 in the VM lab,
+  tests/unit/fixtures/qos/dcb_real_lab).
+* :class:`FakeMlnxQos` - NVIDIA ``mlnx_qos`` (mlnx-tools ``python/mlnx_qos``:
+  option handling, its ``pretty_print`` output, the DCB APP-table trust model
+  of upstream mlx5 including the "last DSCP entry removed -> trust pcp" trap,
+  or the MLNX_OFED sysfs trust model).
+* :class:`FakeIpLink` - ``ip link set dev X mtu N`` writing the fixture tree's mtu file.
+* :class:`FakeEthtool` - ``ethtool -a`` / ``-A`` (ethtool 6.1 text; virtio's real refusal).
+* :class:`FakeRdmaCmConfigfs` - the rdma_cm configfs behaviour of ``mkdir``
+  (the kernel creates ``ports/N/default_roce_{mode,tos}``) and ``rmdir``
+  (the values stay in the kernel) on a plain fixture directory.
+* :class:`FakeHost` - routes ``run_command`` / ``get_bin_path`` to the doubles and logs calls.
+
+Real tool output is tested separately against captured fixtures.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import shutil
+
+FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "qos"))
+
+
+def fixture_text(*parts):
+    with open(os.path.join(FIXTURES, *parts)) as f:
+        return f.read()
+
+
+_TREES = {}
+
+
+def make_tree(tmp_path, name):
+    """Build sysfs fixture ``name`` under tmp_path; returns the path playing ``/sys``.
+
+    Trees are stored as JSON manifests (tests/unit/fixtures/qos/sysfs/NAME.json,
+    see pack_tree.py there: sysfs names contain ':' and class entries are
+    directory symlinks, both of which ansible-test rejects in a collection).
+    """
+    if name not in _TREES:
+        with open(os.path.join(FIXTURES, "sysfs", name + ".json")) as f:
+            _TREES[name] = json.load(f)
+    doc = _TREES[name]
+    dest = os.path.join(str(tmp_path), name)
+    for rel in doc["empty_dirs"]:
+        os.makedirs(os.path.join(dest, rel))
+    for rel, text in doc["files"].items():
+        write(os.path.join(dest, rel), text)
+    for rel, target in doc["links"].items():
+        path = os.path.join(dest, rel)
+        if not os.path.isdir(os.path.dirname(path)):
+            os.makedirs(os.path.dirname(path))
+        os.symlink(target, path)
+    return os.path.join(dest, "sys")
+
+
+def write(path, text):
+    parent = os.path.dirname(path)
+    if not os.path.isdir(parent):
+        os.makedirs(parent)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def add_netdev(sysfs, name, mtu=1500):
+    """A virtual netdev folder (``/sys/devices/virtual/net/NAME``) and its class link."""
+    dev = os.path.join(sysfs, "devices", "virtual", "net", name)
+    write(os.path.join(dev, "mtu"), "%d\n" % mtu)
+    write(os.path.join(dev, "operstate"), "up\n")
+    link = os.path.join(sysfs, "class", "net", name)
+    if not os.path.isdir(os.path.dirname(link)):
+        os.makedirs(os.path.dirname(link))
+    os.symlink("../../devices/virtual/net/" + name, link)
+    return dev
+
+
+def add_rxe(sysfs, ibdev, parent):
+    """A Soft-RoCE device on ``parent`` as rdma_rxe shows it (virtual, ``parent`` file, RoCE v2 GIDs)."""
+    dev = os.path.join(sysfs, "devices", "virtual", "infiniband", ibdev)
+    write(os.path.join(dev, "parent"), parent + "\n")
+    write(os.path.join(dev, "node_type"), "1: CA\n")
+    port = os.path.join(dev, "ports", "1")
+    write(os.path.join(port, "link_layer"), "Ethernet\n")
+    write(os.path.join(port, "state"), "4: ACTIVE\n")
+    write(os.path.join(port, "gid_attrs", "ndevs", "0"), parent + "\n")
+    write(os.path.join(port, "gid_attrs", "types", "0"), "RoCE v2\n")
+    link = os.path.join(sysfs, "class", "infiniband", ibdev)
+    if not os.path.isdir(os.path.dirname(link)):
+        os.makedirs(os.path.dirname(link))
+    os.symlink("../../devices/virtual/infiniband/" + ibdev, link)
+
+
+# ---------------------------------------------------------------------------
+# iproute2 dcb
+# ---------------------------------------------------------------------------
+TSA_NUM = {"strict": 0, "cbs": 1, "ets": 2, "vendor": 255}
+TSA_NAME = dict((v, k) for k, v in TSA_NUM.items())
+SEL_DSCP = 5
+
+
+class DcbPort(object):
+    """Kernel-side DCB state of one netdev (what the driver keeps)."""
+
+    def __init__(self, supported=True, num_tc=8):
+        self.supported = supported
+        self.num_tc = num_tc
+        self.pfc_en = 0
+        self.delay = 0
+        self.tc_tx_bw = [0] * 8
+        self.tc_rx_bw = [0] * 8
+        self.tc_tsa = [0] * 8
+        self.prio_tc = [0] * 8
+        self.apps = []          # (selector, priority, protocol), newest first, as the kernel's list
+        self.dcbx = ["host", "ieee"]
+        self.fail = set()       # like dcbsim's fail= parameter: ets, pfc, app
+        self.app_sizes = []     # DSCP entry count after every change (trap check)
+
+    def dscp_count(self):
+        return len([a for a in self.apps if a[0] == SEL_DSCP])
+
+
+class FakeDcbTool(object):
+    """TEST DOUBLE of iproute2 6.1 ``dcb`` (see module docstring).
+
+    Answers and failure modes are those captured in the VM lab
+    (tests/unit/fixtures/qos/dcb_real_lab): JSON shapes; ``pfc set`` /
+    ``ets set`` exit 0 silently when the driver refuses; ``app add`` applies
+    entries one by one and stops at the first error ("File exists").
+    """
+
+    NO_DCB_READ = "Attribute read: Operation not supported\n"     # real, virtio-net
+    NO_DCB_WRITE = "Attribute write: Operation not supported\n"   # real, virtio-net (app add)
+    APP_ERRORS = {17: "File exists", 2: "No such file or directory", 5: "Input/output error"}
+
+    def __init__(self, ports):
+        self.ports = ports      # netdev -> DcbPort
+
+    @staticmethod
+    def _j(obj):
+        return json.dumps(obj, separators=(",", ":")) + "\n"
+
+    def __call__(self, argv):
+        args = list(argv[1:])
+        json_out = False
+        if args and args[0] == "-j":
+            json_out = True
+            args = args[1:]
+        obj, verb = args[0], args[1]
+        if args[2] != "dev":
+            return 1, "", "Expected `dev DEV'\n"
+        dev = args[3]
+        rest = args[4:]
+        port = self.ports.get(dev)
+        if port is None:
+            return 1, "\n" if json_out else "", "Attribute read: No such device\n"
+        if not port.supported:
+            if obj == "app" and verb in ("add", "del"):
+                return 1, "", self.NO_DCB_WRITE
+            return 1, "\n" if json_out else "", self.NO_DCB_READ
+        if verb == "show":
+            if not json_out:
+                raise AssertionError("the backend must read with -j: %r" % (argv,))
+            return self._show(port, obj)
+        if obj == "pfc" and verb == "set":
+            return self._pfc_set(port, rest)
+        if obj == "ets" and verb == "set":
+            return self._ets_set(port, rest)
+        if obj == "app" and verb in ("add", "del"):
+            return self._app(port, verb, rest)
+        raise AssertionError("FakeDcbTool: unexpected command %r" % (argv,))
+
+    def _show(self, port, obj):
+        if obj == "pfc":
+            return 0, self._j({"pfc_cap": port.num_tc, "macsec_bypass": False, "delay": port.delay,
+                               "prio_pfc": [bool(port.pfc_en & (1 << p)) for p in range(8)]}), ""
+        if obj == "ets":
+            return 0, self._j({
+                "willing": False, "ets_cap": port.num_tc, "cbs": False,
+                "tc_bw": list(port.tc_tx_bw), "pg_bw": list(port.tc_rx_bw),
+                "tc_tsa": [TSA_NAME.get(t, "???") for t in port.tc_tsa],
+                "prio_tc": list(port.prio_tc),
+                "reco_tc_bw": [0] * 8, "reco_tc_tsa": ["strict"] * 8, "reco_prio_tc": [0] * 8}), ""
+        if obj == "app":
+            dscp = sorted((a[2], a[1]) for a in port.apps if a[0] == SEL_DSCP)
+            return 0, self._j({"dscp_prio": [[d, p] for d, p in dscp]} if dscp else {}), ""
+        if obj == "dcbx":
+            return 0, self._j(dict((k, True) for k in port.dcbx)), ""
+        raise AssertionError(obj)
+
+    @staticmethod
+    def _pairs(rest, keyword):
+        i = rest.index(keyword) + 1
+        out = []
+        while i < len(rest) and ":" in rest[i]:
+            k, v = rest[i].split(":", 1)
+            out.append((k, v))
+            i += 1
+        return out
+
+    def _pfc_set(self, port, rest):
+        en = port.pfc_en
+        for k, v in self._pairs(rest, "prio-pfc"):
+            bit = 1 << int(k)
+            en = (en | bit) if v == "on" else (en & ~bit)
+        # driver refusals (injected -EIO, more priorities than pfc_cap): rc 0, silent, unchanged
+        if "pfc" not in port.fail and bin(en).count("1") <= port.num_tc:
+            port.pfc_en = en
+        return 0, "", ""
+
+    def _ets_set(self, port, rest):
+        tsa, bw, prio_tc = list(port.tc_tsa), list(port.tc_tx_bw), list(port.prio_tc)
+        if "tc-tsa" in rest:
+            for k, v in self._pairs(rest, "tc-tsa"):
+                tsa[int(k)] = TSA_NUM[v]
+        if "tc-bw" in rest:
+            for k, v in self._pairs(rest, "tc-bw"):
+                bw[int(k)] = int(v)
+        if "prio-tc" in rest:
+            for k, v in self._pairs(rest, "prio-tc"):
+                prio_tc[int(k)] = int(v)
+        # iproute2 dcb_ets_validate_bw(): the tool itself refuses, rc 1
+        has_ets = any(t == 2 for t in tsa)
+        total = sum(bw)
+        if not (total == 100 or (not has_ets and total == 0)):
+            return 1, "", "Bandwidth percentages in tc-bw sum to %d%%, expected %d%%\n" % (total, 100 if has_ets else 0)
+        # driver (dcbsim / mlx5e_dbcnl_validate_ets) refusals: rc 0, silent, unchanged
+        refused = ("ets" in port.fail or any(t not in (0, 2) for t in tsa) or any(tc >= port.num_tc for tc in prio_tc)
+                   or (has_ets and sum(b for t, b in zip(tsa, bw) if t == 2) != 100))
+        if not refused:
+            port.tc_tsa, port.tc_tx_bw, port.prio_tc = tsa, bw, prio_tc
+        return 0, "", ""
+
+    def _app(self, port, verb, rest):
+        pairs = [(int(k), int(v)) for k, v in self._pairs(rest, "dscp-prio")]
+        for d, p in pairs:                  # one by one, stopping at the first error
+            if "app" in port.fail:
+                err = 5
+            elif verb == "add":
+                err = 17 if (SEL_DSCP, p, d) in port.apps else 0
+            else:
+                err = 0 if (SEL_DSCP, p, d) in port.apps else 2
+            if err:
+                return 1, "", "Attribute write: %s\n" % self.APP_ERRORS[err]
+            if verb == "add":
+                port.apps.insert(0, (SEL_DSCP, p, d))
+            else:
+                port.apps.remove((SEL_DSCP, p, d))
+            port.app_sizes.append(port.dscp_count())
+        return 0, "", ""
+
+
+# ---------------------------------------------------------------------------
+# NVIDIA mlnx_qos
+# ---------------------------------------------------------------------------
+class MlnxPort(object):
+    """State of one mlx5 port as mlnx_qos sees it."""
+
+    def __init__(self, sysfs_trust=False):
+        self.sysfs_trust = sysfs_trust   # MLNX_OFED: /sys/class/net/IF/qos/trust exists
+        self.trust_file = "pcp"
+        self.sysfs_table = dict((d, d >> 3) for d in range(64))
+        self.apps = []                   # (selector, priority, protocol), newest first
+        self.pfc_en = 0
+        self.cable_len = 7
+        self.prio_tc = [1, 0, 2, 3, 4, 5, 6, 7]     # mlx5 default (see fixtures)
+        self.tsa = [255] * 8
+        self.tcbw = [0] * 8
+        self.dcbx_host = True
+        self.buffers = [80256, 80256, 896, 80256, 896, 896, 896, 896]
+        self.fail = set()                # options whose netlink call fails: pfc, ets, dscp2prio, trust
+        self.trust_history = []          # trust after every changing command
+
+    def trust(self):
+        if self.sysfs_trust:
+            return self.trust_file
+        return "dscp" if any(a[0] == SEL_DSCP for a in self.apps) else "pcp"
+
+
+class FakeMlnxQos(object):
+    """TEST DOUBLE of NVIDIA ``mlnx_qos`` (see module docstring)."""
+
+    NETLINK_ERR = "Netlink error: Bad value. see dmesg.\n"
+
+    def __init__(self, ports):
+        self.ports = ports
+
+    @staticmethod
+    def _parse(args):
+        opts = {"dscp2prio": []}
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a == "-a":
+                opts["printall"] = True
+                i += 1
+                continue
+            name = {"-i": "intf", "--interface": "intf", "-f": "pfc", "--pfc": "pfc", "-p": "prio_tc",
+                    "--prio_tc": "prio_tc", "-s": "tsa", "--tsa": "tsa", "-t": "tcbw", "--tcbw": "tcbw",
+                    "--trust": "trust", "--dscp2prio": "dscp2prio", "-d": "dcbx", "--dcbx": "dcbx"}[a]
+            if name == "dscp2prio":
+                opts["dscp2prio"].append(args[i + 1])
+            else:
+                opts[name] = args[i + 1]
+            i += 2
+        return opts
+
+    def __call__(self, argv):
+        o = self._parse(list(argv[1:]))
+        port = self.ports.get(o.get("intf"))
+        if port is None:
+            return 1, "", "Traceback (most recent call last):\n  ...\nOSError: [Errno 19] No such device\n"
+        out = []
+        changed = False
+        if o.get("pfc"):
+            vals = o["pfc"].split(",")
+            if len(vals) != 8:
+                return 1, "pfc list must have 8 items\n", ""
+            if "pfc" in port.fail:
+                return 1, self.NETLINK_ERR, ""
+            port.pfc_en = sum(int(v) << i for i, v in enumerate(vals))
+            changed = True
+        if o["dscp2prio"] and o.get("trust"):
+            return 1, "trust and dscp2prio commands cannot be used at the same time.\n", ""
+        for cmd in o["dscp2prio"]:
+            action, d, p = cmd.split(",")
+            d, p = int(d), int(p)
+            if "dscp2prio" in port.fail:
+                return 1, "dscp2prio command failed\n", ""
+            if port.sysfs_trust:
+                if action == "set":
+                    port.sysfs_table[d] = p
+            elif action == "set":
+                old = [a for a in port.apps if a[0] == SEL_DSCP and a[2] == d]
+                if not (old and old[0][1] == p):      # mlx5e_dcbnl_ieee_setapp replaces the DSCP's entry
+                    for a in old:
+                        port.apps.remove(a)
+                    port.apps.insert(0, (SEL_DSCP, p, d))
+            else:
+                entry = (SEL_DSCP, p, d)
+                if entry not in port.apps:
+                    return 1, "dscp2prio command failed\n", ""
+                port.apps.remove(entry)     # the last one removed -> the port trusts PCP again
+            changed = True
+            port.trust_history.append(port.trust())
+        if o.get("trust"):
+            if o["trust"] not in ("pcp", "dscp"):
+                return 1, "Invalid trust state command. Refer to the help.\n", ""
+            if "trust" in port.fail:
+                return 1, "Priority trust state is not supported on your system\n", ""
+            if port.trust() != o["trust"]:
+                if port.sysfs_trust:
+                    port.trust_file = o["trust"]
+                elif o["trust"] == "pcp":
+                    port.apps = [a for a in port.apps if a[0] != SEL_DSCP]
+                else:
+                    for i in range(64):              # setDefaultAppEntry(..., 64)
+                        port.apps.insert(0, (SEL_DSCP, i >> 3, i))
+            changed = True
+        tsa, tcbw, prio_tc = list(port.tsa), list(port.tcbw), list(port.prio_tc)
+        if o.get("tsa"):
+            names = o["tsa"].split(",")
+            if len(names) != 8:
+                return 1, "tsa list must have 8 items\n", ""
+            tsa = [{"strict": 0, "ets": 2, "vendor": 255}[n] for n in names]
+        if o.get("tcbw"):
+            vals = [int(v) for v in o["tcbw"].split(",")]
+            for t, b in zip(tsa, vals):
+                if t != 2 and b != 0:
+                    return 1, "ETS BW for a strict/vendor TC must be 0\n", ""
+            tcbw = vals
+        if o.get("prio_tc"):
+            prio_tc = [int(v) for v in o["prio_tc"].split(",")]
+        if o.get("tsa") or o.get("tcbw") or o.get("prio_tc"):
+            bw_sum = sum(b for t, b in zip(tsa, tcbw) if t == 2)
+            if "ets" in port.fail or (any(t == 2 for t in tsa) and bw_sum != 100):
+                return 1, self.NETLINK_ERR, ""
+            port.tsa, port.tcbw, port.prio_tc = tsa, tcbw, prio_tc
+            changed = True
+        if changed:
+            port.trust_history.append(port.trust())
+        out.append(self.pretty(port, o.get("printall", False)))
+        return 0, "".join(out), ""
+
+    @staticmethod
+    def pretty(port, printall):
+        """Port of mlnx-tools python/mlnx_qos pretty_print()."""
+        lines = ["DCBX mode: OS controlled" if port.dcbx_host else "DCBX mode: Firmware controlled"]
+        trust = port.trust()
+        lines.append("Priority trust state: " + trust)
+        if trust == "dscp":
+            lines.append("dscp2prio mapping:")
+            s = [""] * 8
+            if port.sysfs_trust:
+                for d in range(64):
+                    s[port.sysfs_table[d]] += "%02d," % d
+            else:
+                for sel, prio, proto in port.apps:
+                    if sel == SEL_DSCP:
+                        s[prio] += "%02d," % proto
+            for i in range(8):
+                temp = ""
+                pad = "\tprio:%d dscp:" % i
+                while len(s[i]) > 24:
+                    temp += pad + s[i][:24] + "\n"
+                    s[i] = s[i][24:]
+                if s[i] != "":
+                    temp += pad + s[i]
+                if temp != "":
+                    lines.append(temp)
+        lines.append("default priority:")
+        lines.append("Receive buffer size (bytes): " + "".join("%d," % b for b in port.buffers))
+        lines.append("Cable len: %d" % port.cable_len)
+        lines.append("PFC configuration:")
+        lines.append("\tpriority    0   1   2   3   4   5   6   7")
+        msg = "\tenabled     " + "".join("%1d   " % ((port.pfc_en >> up) & 1) for up in range(8))
+        msg += "\n\tbuffer      " + "".join("%1d   " % 0 for _up in range(8))
+        lines.append(msg)
+        tc2up = {}
+        order = []
+        if printall:
+            for i in range(8):
+                tc2up[i] = []
+                order.append(i)
+        for up in range(8):
+            tc = port.prio_tc[up]
+            if tc not in tc2up:
+                tc2up[tc] = []
+                order.append(tc)
+            tc2up[tc].append(up)
+        for tc in order:
+            t = port.tsa[tc]
+            msg = "tc: %d ratelimit: unlimited, tsa: " % tc
+            msg += ("ets, bw: %s%%" % port.tcbw[tc]) if t == 2 else ("strict" if t == 0 else ("vendor" if t == 255 else "unknown"))
+            lines.append(msg)
+            for up in tc2up[tc]:
+                lines.append("\t priority:  %s" % up)
+        return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# ip link / ethtool / configfs
+# ---------------------------------------------------------------------------
+class FakeIpLink(object):
+    """TEST DOUBLE of ``ip link set dev X mtu N`` on the fixture tree."""
+
+    def __init__(self, sysfs, max_mtu=9216, fail=False):
+        self.sysfs = sysfs
+        self.max_mtu = max_mtu
+        self.fail = fail
+
+    def __call__(self, argv):
+        args = list(argv[1:])
+        if args[:3] != ["link", "set", "dev"] or args[4] != "mtu":
+            raise AssertionError("FakeIpLink: unexpected command %r" % (argv,))
+        dev, mtu = args[3], int(args[5])
+        if self.fail or mtu > self.max_mtu:
+            return 2, "", "Error: mtu greater than device maximum.\n"
+        with open(os.path.join(self.sysfs, "class", "net", dev, "mtu"), "w") as f:
+            f.write("%d\n" % mtu)
+        return 0, "", ""
+
+
+def _onoff(value):
+    return "on" if value else "off"
+
+
+class FakeEthtool(object):
+    """TEST DOUBLE of ethtool 6.1 ``-a`` / ``-A`` (pause)."""
+
+    UNSUPPORTED = "netlink error: Operation not supported\n"     # real capture, virtio-net, ethtool 6.1
+
+    def __init__(self, supported=True, rx=True, tx=True, autoneg=False):
+        self.supported = supported
+        self.rx, self.tx, self.autoneg = rx, tx, autoneg
+
+    def __call__(self, argv):
+        op, dev = argv[1], argv[2]
+        if not self.supported:
+            return (1 if op == "-a" else 76), "", self.UNSUPPORTED
+        if op == "-a":
+            return 0, "Pause parameters for %s:\nAutonegotiate:\t%s\nRX:\t\t%s\nTX:\t\t%s\n\n" % (
+                dev, _onoff(self.autoneg), _onoff(self.rx), _onoff(self.tx)), ""
+        if op == "-A":
+            rest = argv[3:]
+            for k, v in zip(rest[::2], rest[1::2]):
+                setattr(self, k, v == "on")
+            return 0, "", ""
+        raise AssertionError(argv)
+
+
+class FakeRdmaCmConfigfs(object):
+    """TEST DOUBLE of rdma_cm configfs group creation/removal on a plain directory.
+
+    ``mkdir rdma_cm/<dev>`` makes the kernel create ``ports/<n>/default_roce_mode``
+    and ``default_roce_tos`` holding the device's current values; ``rmdir``
+    removes the group while the values stay in the kernel (kept here in
+    ``values``). Install with ``monkeypatch.setattr(configfs, "_mkdir", cfs.mkdir)``.
+    """
+
+    def __init__(self, ports=(1,), mode="RoCE v2", tos=0, fail_mkdir=False):
+        self.ports = ports
+        self.values = {}
+        self.default = {"default_roce_mode": mode, "default_roce_tos": str(tos)}
+        self.fail_mkdir = fail_mkdir
+        self.mkdirs = []
+        self.rmdirs = []
+
+    def kernel_values(self, dev, port=1):
+        """What the kernel holds for dev/port (the defaults until something was written)."""
+        return dict(self.values.get((dev, port), self.default))
+
+    def mkdir(self, path, mode=0o777):
+        if self.fail_mkdir:
+            raise OSError(19, "No such device")
+        os.mkdir(path)
+        self.mkdirs.append(path)
+        dev = os.path.basename(path)
+        for port in self.ports:
+            vals = self.values.setdefault((dev, port), dict(self.default))
+            pdir = os.path.join(path, "ports", str(port))
+            os.makedirs(pdir)
+            for name, value in vals.items():
+                with open(os.path.join(pdir, name), "w") as f:
+                    f.write(value + "\n")
+
+    def rmdir(self, path):
+        dev = os.path.basename(path)
+        for port in self.ports:
+            pdir = os.path.join(path, "ports", str(port))
+            for name in ("default_roce_mode", "default_roce_tos"):
+                with open(os.path.join(pdir, name)) as f:
+                    self.values[(dev, port)][name] = f.read().strip()
+        shutil.rmtree(path)
+        self.rmdirs.append(path)
+
+
+# ---------------------------------------------------------------------------
+# the host
+# ---------------------------------------------------------------------------
+class FakeHost(object):
+    """Routes ``run_command`` / ``get_bin_path`` to the doubles; logs every argv."""
+
+    def __init__(self, tools):
+        self.tools = tools          # name -> callable(argv) -> (rc, out, err)
+        self.calls = []
+
+    def get_bin_path(self, name, required=False, opt_dirs=None):
+        if name in self.tools:
+            return "/usr/sbin/" + name
+        return None
+
+    def run_command(self, argv, **kwargs):
+        assert isinstance(argv, list), "commands must be argv lists, never shell strings"
+        self.calls.append(list(argv))
+        name = os.path.basename(argv[0])
+        return self.tools[name](argv)
+
+    def changing_calls(self):
+        """Calls that change state (everything but reads)."""
+        out = []
+        for argv in self.calls:
+            name = os.path.basename(argv[0])
+            if name == "dcb" and "show" in argv:
+                continue
+            if name == "mlnx_qos" and len(argv) <= 4 and argv[-1] in ("-a", argv[2]):
+                continue
+            if name == "ethtool" and argv[1] == "-a":
+                continue
+            out.append(argv)
+        return out
+
+
+class FakeModule(object):
+    """Just enough of AnsibleModule for the engine: params, check mode, commands, warnings."""
+
+    def __init__(self, params, host, check_mode=False):
+        base = {"netdev": None, "device": None, "port": None, "trust": None, "pfc": None, "prio_tc": None,
+                "ets": None, "dscp2prio": None, "ecn": None, "cnp": None, "roce_tos": None, "roce_mode": None,
+                "mtu": None, "pause": None, "backend": "auto", "on_unsupported": "fail", "sysfs_path": "/sys"}
+        base.update(params)
+        self.params = base
+        self.host = host
+        self.check_mode = check_mode
+        self.warnings = []
+
+    def get_bin_path(self, name, required=False, opt_dirs=None):
+        path = self.host.get_bin_path(name)
+        if required and not path:
+            raise AssertionError("required command %s missing" % name)
+        return path
+
+    def run_command(self, argv, **kwargs):
+        return self.host.run_command(argv, **kwargs)
+
+    def warn(self, msg):
+        self.warnings.append(msg)

@@ -1,0 +1,238 @@
+# -*- coding: utf-8 -*-
+"""rdma.fabric.roce_qos as Ansible runs it (AnsibleModule, argument_spec,
+check mode, diff mode, exit/fail JSON) on a fixture sysfs tree (tmp copy).
+
+Commands go to the scripted TEST DOUBLES of
+tests/unit/plugins/module_utils/qos/qos_test_doubles.py (FakeDcbTool for
+iproute2 dcb, FakeMlnxQos for NVIDIA mlnx_qos, FakeIpLink, FakeEthtool,
+FakeRdmaCmConfigfs), which keep state and answer in the real output formats;
+the real lab test (dcbsim) runs through Molecule.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+import pytest
+
+from ansible.module_utils import basic
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs
+from ansible_collections.rdma.fabric.plugins.modules import roce_qos
+from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
+    DcbPort,
+    FakeDcbTool,
+    FakeEthtool,
+    FakeHost,
+    FakeIpLink,
+    FakeMlnxQos,
+    FakeRdmaCmConfigfs,
+    MlnxPort,
+    add_netdev,
+    add_rxe,
+    make_tree,
+)
+
+try:
+    from ansible.module_utils.testing import patch_module_args
+except ImportError:  # ansible-core < 2.19
+    import contextlib
+    import json
+
+    from ansible.module_utils.common.text.converters import to_bytes
+
+    @contextlib.contextmanager
+    def patch_module_args(args):
+        old = basic._ANSIBLE_ARGS
+        basic._ANSIBLE_ARGS = to_bytes(json.dumps({"ANSIBLE_MODULE_ARGS": args}))
+        try:
+            yield
+        finally:
+            basic._ANSIBLE_ARGS = old
+
+
+class Exited(Exception):
+    def __init__(self, result):
+        super(Exited, self).__init__(result)
+        self.result = result
+
+
+class Failed(Exited):
+    pass
+
+
+@pytest.fixture
+def lab(tmp_path, monkeypatch):
+    """rxe9 on dcbsim0 (DCB), rxe0 on ens160 (no DCB, like virtio); doubles installed."""
+    sysfs = make_tree(tmp_path, "derived_rxe")
+    add_netdev(sysfs, "dcbsim0")
+    add_rxe(sysfs, "rxe9", "dcbsim0")
+    os.makedirs(os.path.join(sysfs, "kernel", "config", "rdma_cm"))
+    cfs = FakeRdmaCmConfigfs()
+    monkeypatch.setattr(configfs, "_mkdir", cfs.mkdir)
+    monkeypatch.setattr(configfs, "_rmdir", cfs.rmdir)
+    ports = {"dcbsim0": DcbPort(), "ens160": DcbPort(supported=False)}
+    host = FakeHost({"dcb": FakeDcbTool(ports), "ip": FakeIpLink(sysfs), "ethtool": FakeEthtool()})
+
+    class Lab(object):
+        pass
+    lab = Lab()
+    lab.sysfs, lab.cfs, lab.ports, lab.host = sysfs, cfs, ports, host
+    lab.warnings = []
+
+    def exit_json(self, **kw):
+        raise Exited(kw)
+
+    def fail_json(self, **kw):
+        raise Failed(kw)
+
+    def get_bin_path(self, name, required=False, opt_dirs=None):
+        path = host.get_bin_path(name)
+        if required and not path:
+            self.fail_json(msg="Failed to find required executable %s" % name)
+        return path
+
+    def run_command(self, args, **kw):
+        return host.run_command(args, **kw)
+
+    def warn(self, msg):
+        lab.warnings.append(msg)
+
+    for name, fn in (("exit_json", exit_json), ("fail_json", fail_json), ("get_bin_path", get_bin_path),
+                     ("run_command", run_command), ("warn", warn)):
+        monkeypatch.setattr(basic.AnsibleModule, name, fn)
+
+    def run(check=False, diff=False, **args):
+        args.setdefault("sysfs_path", sysfs)
+        if check:
+            args["_ansible_check_mode"] = True
+        if diff:
+            args["_ansible_diff"] = True
+        del lab.warnings[:]
+        with patch_module_args(args):
+            with pytest.raises(Exited) as exc:
+                roce_qos.main()
+        return exc.value
+    lab.run = run
+    return lab
+
+
+PROFILE = dict(netdev="dcbsim0", trust="dscp", pfc=[3], dscp2prio={"26": 3, "48": 6},
+               prio_tc={"3": 3, "6": 6}, ets=[{"tc": 0, "tsa": "ets", "bw": 50}, {"tc": 3, "tsa": "ets", "bw": 50}],
+               roce_tos=106, roce_mode="v2", mtu=9000, pause=False)
+
+
+def test_apply_then_idempotent(lab):
+    res = lab.run(**PROFILE)
+    assert not isinstance(res, Failed), res.result
+    r = res.result
+    assert r["changed"] is True
+    assert (r["netdev"], r["device"], r["port"], r["backend"]) == ("dcbsim0", "rxe9", 1, "dcb")
+    assert r["after"]["trust"] == "dscp" and r["after"]["pfc"] == [3]
+    assert r["after"]["dscp2prio"] == {"26": 3, "48": 6}
+    assert r["after"]["ets"][3] == {"tc": 3, "tsa": "ets", "bw": 50}
+    assert r["after"]["prio_tc"] == [0, 0, 0, 3, 0, 0, 6, 0]
+    assert r["after"]["roce_tos"] == 106 and r["after"]["mtu"] == 9000 and r["after"]["pause"] is False
+    assert "diff" not in r
+    assert lab.ports["dcbsim0"].pfc_en == 8
+    res2 = lab.run(**PROFILE)
+    assert res2.result["changed"] is False
+    assert res2.result["commands"] == []
+    assert all(v is False for v in res2.result["changes"].values())
+
+
+def test_check_mode_with_diff_changes_nothing(lab):
+    res = lab.run(check=True, diff=True, **PROFILE)
+    r = res.result
+    assert r["changed"] is True
+    assert r["diff"]["before"]["pfc"] == [] and r["diff"]["after"]["pfc"] == [3]
+    assert r["diff"]["before"]["trust"] == "pcp" and r["diff"]["after"]["trust"] == "dscp"
+    assert r["diff"]["before"]["roce_tos"] == 0 and r["diff"]["after"]["roce_tos"] == 106
+    assert len(r["commands"]) == 6
+    assert lab.host.changing_calls() == []
+    p = lab.ports["dcbsim0"]
+    assert (p.pfc_en, p.apps, p.prio_tc) == (0, [], [0] * 8)
+    assert lab.cfs.kernel_values("rxe9") == {"default_roce_mode": "RoCE v2", "default_roce_tos": "0"}
+    # a real run afterwards does what check mode predicted
+    r2 = lab.run(diff=True, **PROFILE).result
+    assert r2["commands"] == r["commands"] and r2["diff"] == r["diff"]
+
+
+def test_failure_part_way_rolls_back_and_fails(lab):
+    lab.ports["dcbsim0"].fail.add("ets")
+    res = lab.run(**PROFILE)
+    assert isinstance(res, Failed)
+    r = res.result
+    assert "step 3 of 6 (ets) failed: /usr/sbin/dcb ets set" in r["msg"] and "Rolled back, in reverse order:" in r["msg"]
+    assert len(r["rolled_back"]) == 2 and r["rollback_failed"] == []
+    assert r["failed_step"].startswith("/usr/sbin/dcb ets set dev dcbsim0")
+    assert len(r["commands"]) == 3
+    p = lab.ports["dcbsim0"]
+    assert (p.pfc_en, p.apps) == (0, [])
+    assert lab.cfs.kernel_values("rxe9")["default_roce_tos"] == "0"
+
+
+@pytest.mark.parametrize("args,param,needle", [
+    ({"netdev": "dcbsim0", "pfc": [9]}, "pfc", "pfc: priority 9 is out of range; allowed 0-7"),
+    ({"netdev": "dcbsim0", "dscp2prio": {"64": 1}}, "dscp2prio", "DSCP 64 is out of range; allowed 0-63"),
+    ({"netdev": "dcbsim0", "roce_tos": 300}, "roce_tos", "ToS 300 is out of range; allowed 0-255"),
+    ({"netdev": "dcbsim0", "mtu": 20}, "mtu", "allowed 68-9978"),
+    ({"netdev": "dcbsim0; reboot", "pfc": [3]}, "netdev", "no spaces or shell metacharacters"),
+    ({"netdev": "eth42", "pfc": [3]}, "netdev", "interface 'eth42' does not exist"),
+    ({"device": "rxe9", "port": 2, "pfc": [3]}, "port", "rxe9 has no port 2"),
+    ({"netdev": "dcbsim0", "ets": [{"tc": 0, "tsa": "strict", "bw": 5}]}, "ets", "bw must be 0 or omitted"),
+])
+def test_bad_input_fails_before_anything_is_touched(lab, args, param, needle):
+    res = lab.run(**args)
+    assert isinstance(res, Failed)
+    assert res.result["param"] == param
+    assert needle in res.result["msg"]
+    assert lab.host.calls == [] and lab.cfs.mkdirs == []
+
+
+@pytest.mark.parametrize("args,needle", [
+    ({"netdev": "dcbsim0", "backend": "lldptool"}, "backend"),
+    ({"netdev": "dcbsim0", "on_unsupported": "ignore"}, "on_unsupported"),
+    ({"netdev": "dcbsim0", "trust": "cos"}, "trust"),
+    ({"netdev": "dcbsim0", "pfc": ["three"]}, "pfc"),
+    ({"netdev": "dcbsim0", "ets": [{"tc": 0, "tsa": "ets", "bw": 50, "weight": 2}]}, "weight"),
+    ({"pfc": [3]}, "netdev, device"),
+])
+def test_argument_spec_rejects_before_anything_is_touched(lab, args, needle):
+    res = lab.run(**args)
+    assert isinstance(res, Failed)
+    assert needle in res.result["msg"]
+    assert lab.host.calls == []
+
+
+def test_virtio_fail_and_warn(lab):
+    args = dict(netdev="ens160", trust="dscp", pfc=[3], roce_tos=106, roce_mode="v2", mtu=9000)
+    res = lab.run(**args)
+    assert isinstance(res, Failed)
+    assert "nothing was changed" in res.result["msg"] and "Operation not supported" in res.result["msg"]
+    assert lab.host.changing_calls() == []
+    res = lab.run(on_unsupported="warn", **args)
+    r = res.result
+    assert r["changed"] is True and r["backend"] is None
+    assert [s["option"] for s in r["skipped"]] == ["trust", "pfc"]
+    assert len(lab.warnings) == 2 and "skipped trust" in lab.warnings[0]
+    assert r["after"] == {"roce_tos": 106, "roce_mode": "v2", "mtu": 9000}
+    assert lab.cfs.kernel_values("rxe0")["default_roce_tos"] == "106"
+
+
+def test_device_and_port_addressing_with_mlnx_qos(lab, tmp_path):
+    sysfs = make_tree(tmp_path / "mlx", "derived_roce_mlx5_ofed")
+    port = MlnxPort()
+    lab.host.tools["mlnx_qos"] = FakeMlnxQos({"ens1f0": port})
+    r = lab.run(device="mlx5_0", port=1, backend="mlnx_qos", trust="dscp", pfc=[3], sysfs_path=sysfs,
+                cnp={"dscp": 46}, roce_tos=106).result
+    assert r["netdev"] == "ens1f0" and r["backend"] == "mlnx_qos" and r["backend_reason"] == "backend: mlnx_qos was requested"
+    assert r["backends"] == {"trust": "mlnx_qos", "pfc": "mlnx_qos", "cnp": "sysfs_ecn", "roce_tos": "configfs"}
+    assert port.trust() == "dscp" and port.pfc_en == 8
+    assert r["changes"] == {"trust": True, "pfc": True, "cnp": True, "roce_tos": False}
+    with open(os.path.join(sysfs, "class", "net", "ens1f0", "ecn", "roce_np", "cnp_dscp")) as f:
+        assert f.read() == "46\n"
+    # the configfs group existed before the run: read in place, not created, not removed
+    assert lab.cfs.mkdirs == [] and lab.cfs.rmdirs == []
+    assert os.path.isdir(os.path.join(sysfs, "kernel", "config", "rdma_cm", "mlx5_0", "ports", "1"))
