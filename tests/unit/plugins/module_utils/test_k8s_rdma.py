@@ -162,3 +162,23 @@ def test_cni_configs():
 def test_cni_config_rejects_bad_networks(network, message):
     with pytest.raises(RdmaFactsError, match=message):
         k8s_rdma.cni_config(network)
+
+
+@pytest.mark.parametrize("fixture, tree", [
+    ("roce-a", "derived_roce_mlx5_ofed"),
+    ("ib-a", "derived_ib_mlx5_ipoib"),
+])
+def test_fixture_facts_are_what_rdma_device_facts_reads(fixture, tree):
+    """The derived fixture facts used here are what the collection's own facts
+    gatherer (module_utils/rdma_facts.py, behind rdma_device_facts) returns for
+    the derived sysfs trees they come from (the trees carry no kernel modules
+    or driver-stack markers, so only devices and netdevs are compared)."""
+    from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+
+    sysfs = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "sysfs", tree, "sys")
+    real = gather_rdma_facts(sysfs_path=sysfs)
+    mine = facts(fixture)
+    assert real["schema_version"] == mine["schema_version"] == 1
+    assert real["devices"] == mine["devices"]
+    assert real["netdevs"] == mine["netdevs"]
+    assert sorted(real["modules"]) == sorted(mine["modules"])

@@ -55,7 +55,7 @@ def _repo_root():
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(mod.__file__))))
 
 
-def run_role(workdir, hosts, role_vars, expect_rc=0):
+def run_role(workdir, hosts, role_vars, expect_rc=0, extra_args=()):
     """Run render.yml with the fixture hosts; returns (CompletedProcess, output dir)."""
     workdir = str(workdir)
     if not os.path.isdir(workdir):
@@ -84,7 +84,8 @@ def run_role(workdir, hosts, role_vars, expect_rc=0):
     })
     ansible_playbook = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
     proc = subprocess.run(
-        [ansible_playbook, "-i", os.path.join(workdir, "inventory.yml"), "-e", "@" + os.path.join(workdir, "vars.json"), PLAYBOOK],
+        [ansible_playbook, "-i", os.path.join(workdir, "inventory.yml"), "-e", "@" + os.path.join(workdir, "vars.json")]
+        + list(extra_args) + [PLAYBOOK],
         env=env, cwd=workdir, check=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
     assert proc.returncode == expect_rc, proc.stdout[-6000:]
     return proc, out
@@ -258,6 +259,13 @@ def test_roce_only_state_absent_removes_rendered_files(roce_only):
     out = roce_only["out"]
     assert sorted(os.listdir(out)) == ["node-labels"]
     assert os.listdir(os.path.join(out, "node-labels")) == []
+
+
+def test_check_mode_writes_nothing(tmp_path):
+    proc, out = run_role(tmp_path, {"roce-a": "roce-a"}, {"k8s_rdma_stack_networks": ROCE_NETWORKS},
+                         extra_args=["--check", "--diff"])
+    assert not os.path.exists(out)
+    assert "+++ after" in proc.stdout and "rdma_shared_device_a" in proc.stdout
 
 
 def test_mixed_gid_indices_network_operator(tmp_path):
