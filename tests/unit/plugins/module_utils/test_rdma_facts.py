@@ -47,7 +47,8 @@ FIXTURES = os.path.normpath(os.path.join(HERE, "..", "..", "fixtures"))
 SYSFS_FIXTURES = os.path.join(FIXTURES, "sysfs")
 SCHEMA_MODULES = ("ib_core", "ib_uverbs", "rdma_ucm", "rdma_cm", "mlx5_ib", "rdma_rxe", "siw", "nvidia_peermem", "nv_peer_mem")
 DERIVED_WITH_ERRORS = ("derived_rxe", "derived_roce_mlx5_ofed", "derived_ib_mlx5_ipoib")
-LAB_CAPTURES = sorted(glob.glob(os.path.join(SYSFS_FIXTURES, "lab_*")))
+# lab_NAME.json manifests, materialised as lab_NAME/ folders by tests/unit/conftest.py
+LAB_CAPTURES = sorted(p[:-len(".json")] for p in glob.glob(os.path.join(SYSFS_FIXTURES, "lab_*.json")))
 
 
 def fixture_sys(name):
@@ -880,9 +881,9 @@ def test_ibv_devinfo_parser_on_the_reference_output():
 
 if not LAB_CAPTURES:
     def test_lab_rxe_captures():
-        pytest.skip("no lab capture yet: in the lab, run `python3 tests/unit/fixtures/capture_rdma_sysfs.py "
-                    "--with-tools tests/unit/fixtures/sysfs/lab_rxe_<host>` on a VM with rxe on eth1 (IPv4, IPv6 and a "
-                    "VLAN configured), copy the folder here and these tests run on it")
+        pytest.skip("no lab capture yet: on a lab VM with rxe on eth1 (IPv4, IPv6, a VLAN), run "
+                    "`python3 capture_rdma_sysfs.py --with-tools /tmp/lab_rxe_lab1`, copy the folder back and run "
+                    "`python3 tests/unit/fixtures/sysfs/trees.py pack /path/lab_rxe_lab1`: these tests then run on it")
 
 
 @pytest.mark.parametrize("capture_root", LAB_CAPTURES, ids=[os.path.basename(p) for p in LAB_CAPTURES])
