@@ -1,0 +1,270 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for plugins/module_utils/fabric_validate.py.
+
+Endpoints come from REAL ansible_facts.rdma of the two lab VMs
+(tests/unit/fixtures/fabric/README.md); faults (port DOWN, MTU mismatch, no
+IPv4 GID, an unreachable host) are made by editing copies of those facts.
+Task results fed to run_result are real module results (the perftest module's
+result shape) built from the real captures.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import json
+import os
+
+import pytest
+
+from ansible_collections.rdma.fabric.plugins.module_utils import fabric_validate as fv
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "fabric")
+
+
+def lab_facts(host):
+    with open(os.path.join(FIXTURES, "lab_%s_facts.json" % host)) as f:
+        return json.load(f)["rdma"]
+
+
+@pytest.fixture(name="facts")
+def fixture_facts():
+    return {"lab1": lab_facts("lab1"), "lab2": lab_facts("lab2")}
+
+
+def port(rdma):
+    return rdma["devices"][0]["ports"][0]
+
+
+def test_endpoint_from_real_lab_facts(facts):
+    ep = fv.select_endpoint(facts["lab1"], host="lab1")
+    assert ep == {
+        "host": "lab1", "device": "rxe0", "port": 1, "driver": "rdma_rxe", "soft": True, "link_layer": "Ethernet",
+        "state": "ACTIVE", "phys_state": "LinkUp", "rate_gbps": 2.5, "netdev": "eth1", "mtu": 1500, "gid_index": 1,
+        "gid": "0000:0000:0000:0000:0000:ffff:c000:020b", "ip": "192.0.2.11", "problems": [], "ok": True,
+    }
+    assert fv.select_endpoint(facts["lab2"], host="lab2", data_ip="198.51.100.12")["ip"] == "198.51.100.12"
+
+
+def test_endpoint_problems_name_host_device_port_and_netdev(facts):
+    down = copy.deepcopy(facts["lab2"])
+    port(down).update(state="DOWN", phys_state="Disabled")
+    ep = fv.select_endpoint(down, host="lab2")
+    assert not ep["ok"]
+    assert ep["problems"] == ["lab2: rxe0 port 1 (eth1) is DOWN, not ACTIVE",
+                              "lab2: rxe0 port 1 (eth1) physical state is Disabled, not LinkUp"]
+
+    no_v4 = copy.deepcopy(facts["lab2"])
+    port(no_v4)["roce_v2_ipv4_gid_index"] = None
+    port(no_v4)["gids"] = [g for g in port(no_v4)["gids"] if g["ip_version"] == 6]
+    assert fv.select_endpoint(no_v4, host="lab2")["problems"] == [
+        "lab2: rxe0 port 1 (eth1) has no RoCE v2 IPv4 GID (roce_v2_ipv4_gid_index is null): give eth1 an IPv4 address"]
+
+    stale = copy.deepcopy(facts["lab1"])
+    port(stale)["roce_v2_ipv4_gid_index"] = 5
+    assert fv.select_endpoint(stale, host="lab1")["problems"] == [
+        "lab1: rxe0 port 1 (eth1): roce_v2_ipv4_gid_index 5 is not in the GID table"]
+
+    assert fv.select_endpoint(facts["lab1"], host="lab1", device="mlx5_0")["problems"] == [
+        "lab1: RDMA device mlx5_0 not found (devices: rxe0)"]
+    assert fv.select_endpoint(facts["lab1"], host="lab1", port=2)["problems"] == ["lab1: no RDMA device has a port 2"]
+    assert fv.select_endpoint(facts["lab1"], host="lab1", device="rxe0", port=2)["problems"] == [
+        "lab1: rxe0 has no port 2"]
+    assert fv.select_endpoint({"devices": []}, host="lab3")["problems"] == [
+        "lab3: no RDMA devices (load a driver or create a Soft-RoCE link)"]
+    assert fv.select_endpoint(None, host="lab3")["problems"] == [
+        "lab3: no RDMA facts (run rdma.fabric.rdma_device_facts)"]
+
+
+def test_endpoint_prefers_a_usable_roce_port(facts):
+    rdma = copy.deepcopy(facts["lab1"])
+    broken = copy.deepcopy(rdma["devices"][0])
+    broken["name"] = "rxe9"
+    port({"devices": [broken]})["state"] = "DOWN"
+    rdma["devices"].insert(0, broken)
+    ep = fv.select_endpoint(rdma, host="lab1")
+    assert ep["device"] == "rxe0" and ep["ok"]
+    # pinning the broken one reports it
+    assert fv.select_endpoint(rdma, host="lab1", device="rxe9")["problems"] == [
+        "lab1: rxe9 port 1 (eth1) is DOWN, not ACTIVE"]
+
+
+def test_pairs():
+    assert fv.make_pairs(["a"], "ring") == []
+    assert fv.make_pairs(["a", "b"], "ring") == [("a", "b")]
+    assert fv.make_pairs(["a", "b", "c"], "ring") == [("a", "b"), ("b", "c"), ("c", "a")]
+    assert fv.make_pairs(["a", "b", "c"], "all_pairs") == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert len(fv.make_pairs(["h%d" % i for i in range(8)], "all_pairs")) == 28
+    with pytest.raises(fv.ValidateError, match="topology: unknown 'mesh'; allowed: ring, all_pairs"):
+        fv.make_pairs(["a", "b"], "mesh")
+
+
+def endpoints(facts):
+    return dict((h, fv.select_endpoint(f, host=h)) for h, f in facts.items())
+
+
+def test_plan_on_the_lab(facts):
+    plan = fv.plan(endpoints(facts), ["lab1", "lab2"])
+    assert plan["problems"] == []
+    assert [(p["server"], p["client"], p["ok"]) for p in plan["pairs"]] == [("lab1", "lab2", True)]
+    assert plan["pairs"][0]["thresholds"] == {"soft": True, "rate_gbps": 2.5, "fraction": 0.001,
+                                              "min_bandwidth_gbps": 0.0025, "max_latency_us": None}
+    assert len(plan["results"]) == 1
+    pre = plan["results"][0]
+    assert pre["test"] == "precheck" and pre["passed"] is True
+    assert pre["message"] == ("pre-check ok: lab1 rxe0 port 1 and lab2 rxe0 port 1 ACTIVE, Ethernet, MTU 1500/1500, "
+                              "GID index 1/1")
+    assert pre["hosts"] == ["lab1", "lab2"] and pre["devices"] == ["rxe0", "rxe0"] and pre["gid_indices"] == [1, 1]
+    (run,) = plan["runs"]
+    assert run["id"] == "lab1-lab2"
+    assert run["server"]["ip"] == "192.0.2.11"
+    assert run["tests"] == [
+        {"test": "rping", "tcp_port": 18515, "size": None, "iterations": None, "duration": None, "count": 10,
+         "min_bandwidth_gbps": None, "max_latency_us": None},
+        {"test": "ib_write_bw", "tcp_port": 18516, "size": 65536, "iterations": None, "duration": 5, "count": None,
+         "min_bandwidth_gbps": 0.0025, "max_latency_us": None},
+        {"test": "ib_send_lat", "tcp_port": 18517, "size": None, "iterations": 100, "duration": None, "count": None,
+         "min_bandwidth_gbps": None, "max_latency_us": None},
+    ]
+
+
+def test_plan_hardware_thresholds(facts):
+    hw = {}
+    for host, rdma in facts.items():
+        rdma = copy.deepcopy(rdma)
+        rdma["devices"][0].update(soft=False, driver="mlx5_core", name="mlx5_0")
+        port(rdma)["rate_gbps"] = 400.0
+        hw[host] = rdma
+    hw["lab2"]["devices"][0]["ports"][0]["rate_gbps"] = 200.0
+    plan = fv.plan(endpoints(hw), ["lab1", "lab2"], min_bw_fraction=0.6, min_bw_gbps=150, max_latency_us=10,
+                   max_latency_us_soft=5000)
+    limits = plan["pairs"][0]["thresholds"]
+    # the slower port counts; the absolute floor wins when higher
+    assert limits == {"soft": False, "rate_gbps": 200.0, "fraction": 0.6, "min_bandwidth_gbps": 150.0,
+                      "max_latency_us": 10.0}
+    lat = [t for t in plan["runs"][0]["tests"] if t["test"] == "ib_send_lat"][0]
+    assert lat["iterations"] == 1000 and lat["max_latency_us"] == 10.0
+
+
+def test_plan_mtu_mismatch_and_down_port_are_named(facts):
+    bad = copy.deepcopy(facts)
+    port(bad["lab2"])["mtu"] = 9000
+    plan = fv.plan(endpoints(bad), ["lab1", "lab2"])
+    assert plan["runs"] == []
+    assert plan["pairs"][0]["problems"] == ["MTU mismatch: lab1 eth1 has MTU 1500, lab2 eth1 has MTU 9000"]
+    results = plan["results"]
+    assert [(r["test"], r["passed"]) for r in results] == [
+        ("precheck", False), ("rping", False), ("ib_write_bw", False), ("ib_send_lat", False)]
+    assert results[1]["message"] == (
+        "not run: pre-check failed: MTU mismatch: lab1 eth1 has MTU 1500, lab2 eth1 has MTU 9000")
+
+
+def test_plan_marks_hosts_without_endpoint_as_unreachable(facts):
+    eps = endpoints(facts)
+    eps["lab3"] = fv.select_endpoint(copy.deepcopy(facts["lab2"]), host="lab3", data_ip="192.0.2.13")
+    del eps["lab2"]
+    plan = fv.plan(eps, ["lab1", "lab2", "lab3"], tests=["ib_write_bw"])
+    assert [(p["server"], p["client"], p["ok"]) for p in plan["pairs"]] == [
+        ("lab1", "lab2", False), ("lab2", "lab3", False), ("lab3", "lab1", True)]
+    assert plan["pairs"][0]["problems"] == ["lab2: unreachable or failed before validation"]
+    # lab3 is a copy of lab2: same GID would be a problem, but its data IP differs and the GID is lab2's
+    assert [r["id"] for r in plan["runs"]] == ["lab3-lab1"]
+
+
+def test_plan_same_ip_and_gid_detected(facts):
+    eps = endpoints(facts)
+    eps["lab2"] = dict(eps["lab1"], host="lab2")
+    problems = fv.plan(eps, ["lab1", "lab2"])["pairs"][0]["problems"]
+    assert problems == ["lab1 and lab2 both use data IP 192.0.2.11",
+                        "lab1 and lab2 have the same GID 0000:0000:0000:0000:0000:ffff:c000:020b"]
+
+
+def test_plan_needs_two_hosts_and_rejects_bad_input(facts):
+    assert fv.plan(endpoints(facts), ["lab1"])["problems"] == [
+        "need at least two hosts to validate the fabric, got 1 (lab1)"]
+    with pytest.raises(fv.ValidateError, match="tests: unknown test 'iperf'"):
+        fv.plan({}, ["a", "b"], tests=["iperf"])
+    with pytest.raises(fv.ValidateError, match="base_port: 80 is out of range"):
+        fv.plan({}, ["a", "b"], base_port=80)
+    with pytest.raises(fv.ValidateError, match="min_bw_fraction: 1.5 is out of range; allowed: 0.0-1.0"):
+        fv.plan({}, ["a", "b"], min_bw_fraction=1.5)
+    with pytest.raises(fv.ValidateError, match="lists a test twice"):
+        fv.plan({}, ["a", "b"], tests=["rping", "rping"])
+
+
+# --- results of runs ---------------------------------------------------------
+def client_result(**kw):
+    """The shape rdma.fabric.perftest returns with `tests` (figures from the real lab captures)."""
+    base = {"changed": False, "passed": True, "results": [
+        {"test": "rping", "passed": True, "message": "rping client ok: 10 pings", "bandwidth_gbps": None,
+         "latency_us": None, "elapsed_s": 2.1},
+        {"test": "ib_write_bw", "passed": True, "message": "ib_write_bw client ok: 0.048 Gb/s",
+         "bandwidth_gbps": 0.0481, "latency_us": None, "elapsed_s": 6.0},
+        {"test": "ib_send_lat", "passed": True, "message": "ib_send_lat client ok: 27080.55 us",
+         "bandwidth_gbps": None, "latency_us": 27080.55, "elapsed_s": 3.0},
+    ]}
+    base.update(kw)
+    return base
+
+
+@pytest.fixture(name="run")
+def fixture_run(facts):
+    return fv.plan(endpoints(facts), ["lab1", "lab2"])["runs"][0]
+
+
+def test_run_result_success(run):
+    server = {"finished": 1, "passed": True, "results": [{"test": "rping", "passed": True}]}
+    entries = fv.run_result(run, client=client_result(), server_start={"ansible_job_id": "1.2", "started": 1},
+                            server=server)
+    assert [(e["test"], e["passed"], e["bandwidth_gbps"], e["latency_us"]) for e in entries] == [
+        ("rping", True, None, None), ("ib_write_bw", True, 0.0481, None), ("ib_send_lat", True, None, 27080.55)]
+    bw = entries[1]
+    assert bw["hosts"] == ["lab1", "lab2"] and bw["devices"] == ["rxe0", "rxe0"] and bw["tcp_port"] == 18516
+    assert bw["min_bandwidth_gbps"] == 0.0025 and bw["message"] == "ib_write_bw client ok: 0.048 Gb/s"
+
+
+def test_run_result_failures(run):
+    unreachable = {"unreachable": True, "msg": "Failed to connect to the host via ssh"}
+    entries = fv.run_result(run, server_start=unreachable)
+    assert {e["message"] for e in entries} == {"server lab1 unreachable: Failed to connect to the host via ssh"}
+    assert not any(e["passed"] for e in entries)
+
+    entries = fv.run_result(run, client=unreachable, server_start={"ansible_job_id": "1"},
+                            server={"finished": 0, "failed": True, "attempts": 90})
+    assert entries[0]["message"] == ("client lab2 unreachable: Failed to connect to the host via ssh "
+                                     "(server lab1 did not finish in time)")
+
+    cli = client_result(passed=False)
+    cli["results"][1] = dict(cli["results"][1], passed=False, bandwidth_gbps=0.001,
+                             message="ib_write_bw client failed: bandwidth 0.001 Gb/s below the threshold 0.003 Gb/s")
+    srv = {"finished": 1, "results": [{"test": "ib_write_bw", "passed": False,
+                                       "message": "ib_write_bw server failed: exited with rc 1"}]}
+    entries = fv.run_result(run, client=cli, server_start={"ansible_job_id": "1"}, server=srv)
+    assert entries[1]["passed"] is False and entries[1]["bandwidth_gbps"] == 0.001
+    assert entries[1]["message"] == ("ib_write_bw client failed: bandwidth 0.001 Gb/s below the threshold 0.003 Gb/s "
+                                     "(server: ib_write_bw server failed: exited with rc 1)")
+    assert entries[0]["passed"] is True
+
+    module_failed = {"failed": True, "msg": "device: required for ib_write_bw"}
+    entries = fv.run_result(run, client=module_failed, server_start={"ansible_job_id": "1"}, server={"finished": 1})
+    assert entries[1]["message"] == "client lab2 failed: device: required for ib_write_bw"
+
+    skipped = {"skipped": True, "changed": False}
+    assert fv.run_result(run, client=skipped, server_start={"ansible_job_id": "1"})[0]["message"] == \
+        "client lab2 did not run"
+
+
+def test_run_result_check_mode_and_summary(run):
+    entries = fv.run_result(run, check_mode=True)
+    assert [e["passed"] for e in entries] == [None, None, None]
+    assert entries[0]["message"] == "not run in check mode"
+    ok = fv.run_result(run, client=client_result(), server_start={"ansible_job_id": "1"}, server={"finished": 1})
+    summary = fv.summarize([{"test": "precheck", "passed": True}] + ok + entries)
+    assert summary == {"total": 7, "passed": 4, "failed": 0, "not_run": 3, "ok": True, "by_test": {
+        "precheck": {"total": 1, "passed": 1, "failed": 0, "not_run": 0},
+        "rping": {"total": 2, "passed": 1, "failed": 0, "not_run": 1},
+        "ib_write_bw": {"total": 2, "passed": 1, "failed": 0, "not_run": 1},
+        "ib_send_lat": {"total": 2, "passed": 1, "failed": 0, "not_run": 1}}}
+    assert fv.summarize([])["ok"] is False
+    assert fv.summarize([{"test": "rping", "passed": False}])["ok"] is False
