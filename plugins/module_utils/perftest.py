@@ -31,6 +31,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import ipaddress
+import math
 import re
 import time
 
@@ -190,7 +191,7 @@ def _to_number(text):
         value = float(text)
     except ValueError:
         return None
-    if value != value or value in (float("inf"), float("-inf")):
+    if math.isnan(value) or math.isinf(value):
         return None
     return value
 

@@ -101,7 +101,7 @@ def _port_view(dev, port, qos):
 def _gpudirect_view(gd):
     if not isinstance(gd, dict):
         return None
-    gpus = [g for g in gd.get("gpus") or []]
+    gpus = list(gd.get("gpus") or [])
     topo = gd.get("topology") if isinstance(gd.get("topology"), dict) else {}
     matrix = topo.get("matrix") if isinstance(topo.get("matrix"), dict) else {}
     nearest = {}
@@ -185,8 +185,8 @@ def _host_view(name, data, validation):
         elif r.get("passed") is False:
             view["validation"]["failed"] += 1
             if r.get("test") != "precheck" and not str(r.get("message", "")).startswith("not run"):
-                problems.append("%s %s -> %s failed: %s" % (r.get("test"), r.get("server"), r.get("client"),
-                                                             r.get("message")))
+                problems.append("%s %s -> %s failed: %s" % (
+                    r.get("test"), r.get("server"), r.get("client"), r.get("message")))
             elif r.get("test") == "precheck":
                 problems.append("pre-check %s -> %s failed" % (r.get("server"), r.get("client")))
     if not reachable:
@@ -398,7 +398,7 @@ def _md(value):
 
 
 def _md_table(headers, rows):
-    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
         out.append("| " + " | ".join(_md(c) for c in row) + " |")
     return out
@@ -426,9 +426,8 @@ def render_markdown(report):
             out += [_md(h["message"]), ""]
         stack = h.get("stack") or {}
         if stack:
-            out += ["Driver stack: %s%s; facts: %s" % (_md(stack.get("flavor")),
-                                                      " " + _md(stack.get("version")) if stack.get("version") else "",
-                                                      _md(h.get("facts_source"))), ""]
+            version = " " + _md(stack.get("version")) if stack.get("version") else ""
+            out += ["Driver stack: %s%s; facts: %s" % (_md(stack.get("flavor")), version, _md(h.get("facts_source"))), ""]
         rows = []
         for d in h["devices"]:
             for p in d["ports"]:

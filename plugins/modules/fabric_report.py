@@ -23,7 +23,7 @@ description:
   - Usually run on the controller (C(delegate_to=localhost), C(run_once=true)); see C(playbooks/report.yml).
   - Files are written atomically, only when their content differs.
 author:
-  - rdma.fabric developers
+  - rdma.fabric developers (@rdma-fabric)
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying target.

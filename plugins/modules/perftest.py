@@ -25,7 +25,7 @@ description:
   - The M(rdma.fabric.perftest) module changes nothing on the host, so it reports C(changed=false).
     In check mode it does not run the test and returns C(passed=null).
 author:
-  - rdma.fabric developers
+  - rdma.fabric developers (@rdma-fabric)
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying target.
@@ -310,7 +310,7 @@ latency:
 rows:
   description:
     - Every result row. Bandwidth rows have C(bytes), C(iterations), C(bw_peak), C(bw_average), C(msg_rate_mpps)
-      in the tool's O(unit); latency rows the keys of RV(latency).
+      in the tool's RV(unit); latency rows the keys of RV(latency).
   returned: always
   type: list
   elements: dict
@@ -460,7 +460,7 @@ def main():
                 res.update(passed=False, message=msg)
                 continue
             rc, out, err, attempts, timed_out, elapsed = pt.run_test(
-                lambda argv: module.run_command(argv), [tool] + spec["argv"][1:], timeout_bin, p["timeout"], mode,
+                module.run_command, [tool] + spec["argv"][1:], timeout_bin, p["timeout"], mode,
                 retries=p["connect_retries"], retry_delay=p["retry_delay"])
             parsed = pt.parse(spec["test"], out + "\n" + err)
             res.update(rc=rc, stdout=out, stderr=err, attempts=attempts, timed_out=timed_out, elapsed_s=elapsed)
