@@ -167,7 +167,7 @@ options:
       - What to do when the driver cannot do what an option asks (no DCB netlink ops, as virtio; no ECN files, as
         upstream drivers and rxe; no pause support).
       - V(fail) fails before anything is changed. V(warn) warns, skips those options and applies the others
-        (O(roce_tos), O(roce_mode), O(mtu)...). Skipped options are listed in RV(skipped).
+        (O(roce_tos), O(roce_mode), O(mtu)...). Skipped options are listed in RV(unsupported).
     type: str
     choices: [fail, warn]
     default: fail
@@ -289,8 +289,8 @@ commands:
   type: list
   elements: str
   sample: ["/usr/sbin/dcb app add dev dcbsim0 dscp-prio 26:3 48:6", "/usr/sbin/dcb pfc set dev dcbsim0 prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"]
-skipped:
-  description: Options skipped with O(on_unsupported=warn), and why.
+unsupported:
+  description: Options skipped with O(on_unsupported=warn) because the port cannot do them, and why.
   returned: success
   type: list
   elements: dict

@@ -105,6 +105,11 @@ class QosRun(object):
     # -- phase 1 --------------------------------------------------------
     def _validate(self):
         p = self.params
+        # Names first: they end up in command lines and paths.
+        if p.get("netdev") is not None:
+            model.check_netdev_name("netdev", p["netdev"])
+        if p.get("device") is not None:
+            model.check_ibdev_name("device", p["device"])
         self.desired = model.normalise(p)
         if p.get("on_unsupported") not in model.ON_UNSUPPORTED_CHOICES:
             raise ValidationError("on_unsupported", "%r is not allowed; choose one of fail, warn" % (p.get("on_unsupported"),))
@@ -235,16 +240,25 @@ class QosRun(object):
         current, unsupported = self._read_all(parts, desired)
         skipped = []
         if unsupported:
-            lines = ["%s (%s)" % (k, unsupported[k]) for k in model.ALL_KEYS if k in unsupported]
-            if self.params.get("on_unsupported", "fail") == "fail":
-                raise QosError(
-                    "%s cannot do what was asked, nothing was changed: unsupported option(s): %s. "
-                    "Set on_unsupported: warn to skip them and apply the rest."
-                    % (self.port.netdev, "; ".join(lines)))
+            groups = []     # (reason, [options]) in option order, one entry per distinct reason
             for k in model.ALL_KEYS:
                 if k in unsupported:
-                    skipped.append({"option": k, "reason": unsupported[k]})
-                    self.warnings.append("%s: skipped %s: %s" % (self.port.netdev, k, unsupported[k]))
+                    for reason, keys in groups:
+                        if reason == unsupported[k]:
+                            keys.append(k)
+                            break
+                    else:
+                        groups.append((unsupported[k], [k]))
+            lines = ["%s (%s)" % (", ".join(keys), reason) for reason, keys in groups]
+            if self.params.get("on_unsupported", "fail") == "fail":
+                raise QosError(
+                    "%s cannot do what was asked, nothing was changed: unsupported: %s. "
+                    "Set on_unsupported: warn to skip these options and apply the rest."
+                    % (self.port.netdev, "; ".join(lines)))
+            for reason, keys in groups:
+                self.warnings.append("%s: skipped %s: %s" % (self.port.netdev, ", ".join(keys), reason))
+                for k in keys:
+                    skipped.append({"option": k, "reason": reason})
                     desired.pop(k, None)
         if self.backend is not None and any(k in desired for k in model.DCB_KEYS):
             self._warn_dcbx(current)
@@ -267,7 +281,7 @@ class QosRun(object):
             "before": before,
             "after": after,
             "commands": [s.description for s in steps],
-            "skipped": skipped,
+            "unsupported": skipped,
         }
         result["changes"] = self._changes(before, after)
         if self.module.check_mode or not steps:

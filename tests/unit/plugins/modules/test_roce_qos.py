@@ -29,8 +29,6 @@ from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_tes
     FakeMlnxQos,
     FakeRdmaCmConfigfs,
     MlnxPort,
-    add_netdev,
-    add_rxe,
     make_tree,
 )
 
@@ -64,15 +62,12 @@ class Failed(Exited):
 
 @pytest.fixture
 def lab(tmp_path, monkeypatch):
-    """rxe9 on dcbsim0 (DCB), rxe0 on ens160 (no DCB, like virtio); doubles installed."""
-    sysfs = make_tree(tmp_path, "derived_rxe")
-    add_netdev(sysfs, "dcbsim0")
-    add_rxe(sysfs, "rxe9", "dcbsim0")
-    os.makedirs(os.path.join(sysfs, "kernel", "config", "rdma_cm"))
+    """The real lab sysfs (rxe9 on dcbsim0 with DCB, rxe0 on virtio eth1 without); doubles installed."""
+    sysfs = make_tree(tmp_path, "lab_rxe_dcbsim_virtio")
     cfs = FakeRdmaCmConfigfs()
     monkeypatch.setattr(configfs, "_mkdir", cfs.mkdir)
     monkeypatch.setattr(configfs, "_rmdir", cfs.rmdir)
-    ports = {"dcbsim0": DcbPort(), "ens160": DcbPort(supported=False)}
+    ports = {"dcbsim0": DcbPort(), "eth1": DcbPort(supported=False)}
     host = FakeHost({"dcb": FakeDcbTool(ports), "ip": FakeIpLink(sysfs), "ethtool": FakeEthtool()})
 
     class Lab(object):
@@ -179,6 +174,8 @@ def test_failure_part_way_rolls_back_and_fails(lab):
     ({"netdev": "dcbsim0", "roce_tos": 300}, "roce_tos", "ToS 300 is out of range; allowed 0-255"),
     ({"netdev": "dcbsim0", "mtu": 20}, "mtu", "allowed 68-9978"),
     ({"netdev": "dcbsim0; reboot", "pfc": [3]}, "netdev", "no spaces or shell metacharacters"),
+    ({"netdev": "$(reboot)", "pfc": [9]}, "netdev", "no spaces or shell metacharacters"),
+    ({"device": "rxe9`id`", "pfc": [3]}, "device", "no spaces or shell metacharacters"),
     ({"netdev": "eth42", "pfc": [3]}, "netdev", "interface 'eth42' does not exist"),
     ({"device": "rxe9", "port": 2, "pfc": [3]}, "port", "rxe9 has no port 2"),
     ({"netdev": "dcbsim0", "ets": [{"tc": 0, "tsa": "strict", "bw": 5}]}, "ets", "bw must be 0 or omitted"),
@@ -207,7 +204,7 @@ def test_argument_spec_rejects_before_anything_is_touched(lab, args, needle):
 
 
 def test_virtio_fail_and_warn(lab):
-    args = dict(netdev="ens160", trust="dscp", pfc=[3], roce_tos=106, roce_mode="v2", mtu=9000)
+    args = dict(netdev="eth1", trust="dscp", pfc=[3], roce_tos=106, roce_mode="v2", mtu=9000)
     res = lab.run(**args)
     assert isinstance(res, Failed)
     assert "nothing was changed" in res.result["msg"] and "Operation not supported" in res.result["msg"]
@@ -215,8 +212,9 @@ def test_virtio_fail_and_warn(lab):
     res = lab.run(on_unsupported="warn", **args)
     r = res.result
     assert r["changed"] is True and r["backend"] is None
-    assert [s["option"] for s in r["skipped"]] == ["trust", "pfc"]
-    assert len(lab.warnings) == 2 and "skipped trust" in lab.warnings[0]
+    assert "skipped" not in r      # Ansible would show a result with a true "skipped" key as a skipped task
+    assert [s["option"] for s in r["unsupported"]] == ["trust", "pfc"]
+    assert len(lab.warnings) == 1 and lab.warnings[0].startswith("eth1: skipped trust, pfc: eth1 has no DCB support")
     assert r["after"] == {"roce_tos": 106, "roce_mode": "v2", "mtu": 9000}
     assert lab.cfs.kernel_values("rxe0")["default_roce_tos"] == "106"
 

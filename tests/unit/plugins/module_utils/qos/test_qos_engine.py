@@ -26,8 +26,6 @@ from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_tes
     FakeMlnxQos,
     FakeModule,
     FakeRdmaCmConfigfs,
-    add_netdev,
-    add_rxe,
     make_tree,
     write,
 )
@@ -37,17 +35,14 @@ PROFILE = {"trust": "dscp", "pfc": [3], "dscp2prio": {26: 3, 48: 6},
 
 
 class Lab(object):
-    """rxe9 on dcbsim0 (DCB) and rxe0 on ens160 (no DCB, like virtio), rdma_cm configfs."""
+    """The real lab sysfs: rxe9 on dcbsim0 (DCB) and rxe0 on virtio eth1 (no DCB), rdma_cm configfs."""
 
     def __init__(self, tmp_path, monkeypatch):
-        self.sysfs = make_tree(tmp_path, "derived_rxe")
-        add_netdev(self.sysfs, "dcbsim0")
-        add_rxe(self.sysfs, "rxe9", "dcbsim0")
-        os.makedirs(os.path.join(self.sysfs, "kernel", "config", "rdma_cm"))
+        self.sysfs = make_tree(tmp_path, "lab_rxe_dcbsim_virtio")
         self.cfs = FakeRdmaCmConfigfs()
         monkeypatch.setattr(configfs, "_mkdir", self.cfs.mkdir)
         monkeypatch.setattr(configfs, "_rmdir", self.cfs.rmdir)
-        self.dcb_ports = {"dcbsim0": DcbPort(), "ens160": DcbPort(supported=False)}
+        self.dcb_ports = {"dcbsim0": DcbPort(), "eth1": DcbPort(supported=False)}
         self.ethtool = FakeEthtool()
         self.ip = FakeIpLink(self.sysfs)
         self.host = FakeHost({"dcb": FakeDcbTool(self.dcb_ports), "ip": self.ip, "ethtool": self.ethtool})
@@ -188,25 +183,28 @@ def test_mtu_failure_rolls_back_dcb_and_configfs(lab):
 def test_unsupported_fail_changes_nothing(lab):
     before = lab.snapshot()
     with pytest.raises(QosError) as exc:
-        lab.run(netdev="ens160", roce_tos=106, mtu=9000, **PROFILE)
+        lab.run(netdev="eth1", roce_tos=106, mtu=9000, **PROFILE)
     msg = str(exc.value)
-    assert msg.startswith("ens160 cannot do what was asked, nothing was changed: unsupported option(s): trust (")
+    assert msg.startswith("eth1 cannot do what was asked, nothing was changed: unsupported: "
+                          "trust, dscp2prio, pfc, prio_tc, ets (eth1 has no DCB support")
     assert "Attribute read: Operation not supported" in msg
     assert "on_unsupported: warn" in msg
     assert lab.host.changing_calls() == [] and lab.snapshot() == before
 
 
 def test_unsupported_warn_applies_tos_mode_mtu(lab):
-    r, w = lab.run(netdev="ens160", on_unsupported="warn", roce_tos=106, roce_mode="v1", mtu=9000,
+    r, w = lab.run(netdev="eth1", on_unsupported="warn", roce_tos=106, roce_mode="v1", mtu=9000,
                    ecn={"np": [3]}, **PROFILE)
     assert r["changed"] is True
-    assert [s["option"] for s in r["skipped"]] == ["trust", "dscp2prio", "pfc", "prio_tc", "ets", "ecn"]
-    assert all(x.startswith("ens160: skipped ") for x in w) and len(w) == 6
+    assert [s["option"] for s in r["unsupported"]] == ["trust", "dscp2prio", "pfc", "prio_tc", "ets", "ecn"]
+    assert len(w) == 2
+    assert w[0].startswith("eth1: skipped trust, dscp2prio, pfc, prio_tc, ets: eth1 has no DCB support")
+    assert w[1].startswith("eth1: skipped ecn: eth1 has no ECN/CNP settings")
     assert r["backend"] is None
     assert r["backends"] == {"roce_tos": "configfs", "roce_mode": "configfs", "mtu": "iproute2"}
     assert lab.cfs.values[("rxe0", 1)] == {"default_roce_mode": "IB/RoCE v1", "default_roce_tos": "106"}
-    assert SysfsTree(lab.sysfs).read_int(SysfsTree(lab.sysfs).sys("class", "net", "ens160", "mtu")) == 9000
-    r2, _w = lab.run(netdev="ens160", on_unsupported="warn", roce_tos=106, roce_mode="v1", mtu=9000, **PROFILE)
+    assert SysfsTree(lab.sysfs).read_int(SysfsTree(lab.sysfs).sys("class", "net", "eth1", "mtu")) == 9000
+    r2, _w = lab.run(netdev="eth1", on_unsupported="warn", roce_tos=106, roce_mode="v1", mtu=9000, **PROFILE)
     assert r2["changed"] is False
 
 
@@ -216,7 +214,7 @@ def test_pause_unsupported(lab):
         lab.run(pause=False)
     assert "netlink error: Operation not supported" in str(exc.value)
     r, w = lab.run(pause=False, mtu=1500, on_unsupported="warn")
-    assert r["skipped"][0]["option"] == "pause" and r["changed"] is False
+    assert r["unsupported"][0]["option"] == "pause" and r["changed"] is False
 
 
 # -- backend selection ---------------------------------------------------

@@ -110,3 +110,12 @@ def test_infiniband_link_layer_is_refused(tmp_path):
     with pytest.raises(ValidationError) as exc:
         find_port(SysfsTree(sysfs), netdev="ens1f0")
     assert "link layer InfiniBand" in str(exc.value)
+
+
+def test_real_lab_tree(tmp_path):
+    """sysfs captured in the VM lab: rxe9 on dcbsim0, rxe0 on virtio eth1 (tests/unit/fixtures/qos/README.md)."""
+    tree = SysfsTree(make_tree(tmp_path, "lab_rxe_dcbsim_virtio"))
+    ref = find_port(tree, netdev="dcbsim0")
+    assert (ref.device, ref.port, ref.link_layer, ref.soft) == ("rxe9", 1, "Ethernet", True)
+    assert find_port(tree, netdev="eth1").device == "rxe0"
+    assert find_port(tree, device="rxe0").netdev == "eth1"
