@@ -112,7 +112,7 @@ def test_below_threshold_fails_or_is_collected(run):
     assert result["failed"] is True
     assert result["msg"] == "ib_write_bw client failed: bandwidth 0.048 Gb/s below the threshold 1.250 Gb/s"
     result, dummy = run([(0, capture("ib_write_bw_client_gbits.txt"), "")], min_bandwidth_gbps=1.25,
-                    assert_passed=False, **CLIENT)
+                        assert_passed=False, **CLIENT)
     assert not result.get("failed") and result["passed"] is False and result["bandwidth_gbps"] == 0.0481
 
 

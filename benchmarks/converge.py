@@ -1,0 +1,145 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Measure playbooks/site.yml on the Soft-RoCE VM lab: the first run and the idempotent second run.
+
+    python3 benchmarks/converge.py [--inventory .lab/NAME/inventory.yml] [--keep-lab] [--runs 2]
+
+Boots a lab of its own (RDMA_LAB_NAME=bench-converge, unless --inventory names
+a running one), serves the lab's Debian mirror (molecule/site/prepare.yml),
+runs molecule/site/converge.yml (site.yml with the lab's settings) twice with
+the ansible.posix.json callback, and prints for each run: wall time, tasks
+executed (task results over all hosts), ok / changed / failed / unreachable /
+skipped counts, and the validation figures. Then the ratio of the second run's
+wall time to the first's (target: at most 0.5) and whether the second run
+changed anything (target: changed=0). Stops the mirror and the lab it booted.
+
+A measurement, not a pass/fail test: the exit status is 0 when both runs
+completed, whatever the figures. TCG emulation and a shared machine make the
+absolute times vary; the ratio is the figure to watch.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LAB = os.path.join(ROOT, "tools", "lab", "lab")
+SCENARIO = os.path.join(ROOT, "molecule", "site")
+ANSIBLE_PLAYBOOK = os.path.join(ROOT, ".venv", "bin", "ansible-playbook")
+
+
+def env_for(ephemeral, lab_name):
+    env = dict(os.environ)
+    env.update(
+        ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+        ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, "build", "collections"),
+        MOLECULE_PROJECT_DIRECTORY=ROOT,
+        MOLECULE_EPHEMERAL_DIRECTORY=ephemeral,
+        RDMA_LAB_NAME=lab_name,
+    )
+    return env
+
+
+def playbook(inventory, path, env, json_out=False):
+    """Run one playbook; returns (wall seconds, rc, parsed json or None, output text)."""
+    run_env = dict(env)
+    if json_out:
+        run_env.update(ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_CALLBACK_RESULT_FORMAT="json")
+    argv = [ANSIBLE_PLAYBOOK, "-i", inventory, path]
+    start = time.time()
+    proc = subprocess.run(argv, cwd=ROOT, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, check=False)
+    wall = time.time() - start
+    data = None
+    if json_out:
+        text = proc.stdout
+        try:
+            data = json.loads(text[text.index("{"):])
+        except ValueError:
+            data = None
+    return wall, proc.returncode, data, proc.stdout + proc.stderr
+
+
+def figures(data):
+    """Task results and per-status counts from the json callback's output."""
+    out = {"tasks": 0, "task_results": 0, "ok": 0, "changed": 0, "failures": 0, "unreachable": 0, "skipped": 0,
+           "changed_tasks": [], "validation": []}
+    if not data:
+        return out
+    for play in data.get("plays", []):
+        for task in play.get("tasks", []):
+            out["tasks"] += 1
+            for host, res in (task.get("hosts") or {}).items():
+                out["task_results"] += 1
+                if res.get("changed"):
+                    out["changed_tasks"].append("%s: %s" % (host, task.get("task", {}).get("name")))
+                if task.get("task", {}).get("name") == "Show the results" and res.get("msg"):
+                    out["validation"] = res["msg"]
+    for host, stats in (data.get("stats") or {}).items():
+        for key in ("ok", "changed", "failures", "unreachable", "skipped"):
+            out[key] += stats.get(key, 0)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
+    parser.add_argument("--inventory", help="inventory of a running lab (default: boot one)")
+    parser.add_argument("--keep-lab", action="store_true", help="leave the lab this script booted running")
+    parser.add_argument("--runs", type=int, default=2, help="site.yml runs (default 2)")
+    args = parser.parse_args()
+
+    lab_name = os.environ.get("RDMA_LAB_NAME", "bench-converge")
+    booted = False
+    if args.inventory:
+        inventory = os.path.abspath(args.inventory)
+    else:
+        env = dict(os.environ, RDMA_LAB_NAME=lab_name)
+        t0 = time.time()
+        subprocess.run([LAB, "up"], env=env, check=True)
+        print("lab up: %.0f s" % (time.time() - t0))
+        booted = True
+        inventory = os.path.join(ROOT, ".lab", lab_name, "inventory.yml")
+    ephemeral = tempfile.mkdtemp(prefix="bench-converge-")
+    env = env_for(ephemeral, lab_name)
+    runs = []
+    try:
+        wall, rc, _data, text = playbook(inventory, os.path.join(SCENARIO, "prepare.yml"), env)
+        if rc != 0:
+            print(text[-3000:])
+            raise SystemExit("prepare failed (rc %d)" % rc)
+        print("prepare (mirror): %.0f s" % wall)
+        for i in range(args.runs):
+            wall, rc, data, text = playbook(inventory, os.path.join(SCENARIO, "converge.yml"), env, json_out=True)
+            fig = figures(data)
+            fig.update(run=i + 1, wall_s=round(wall, 1), rc=rc)
+            runs.append(fig)
+            print("run %d: rc=%d wall=%.1f s tasks=%d task_results=%d ok=%d changed=%d failed=%d unreachable=%d skipped=%d"
+                  % (fig["run"], rc, wall, fig["tasks"], fig["task_results"], fig["ok"], fig["changed"],
+                     fig["failures"], fig["unreachable"], fig["skipped"]))
+            for line in fig["validation"]:
+                print("    " + line)
+            if i > 0 and fig["changed_tasks"]:
+                print("    changed on run %d: %s" % (fig["run"], "; ".join(fig["changed_tasks"])))
+            if data is None:
+                print(text[-3000:])
+    finally:
+        playbook(inventory, os.path.join(SCENARIO, "cleanup.yml"), env)
+        if booted and not args.keep_lab:
+            subprocess.run([LAB, "down"], env=dict(os.environ, RDMA_LAB_NAME=lab_name), check=False)
+    if len(runs) >= 2 and runs[0]["wall_s"]:
+        ratio = runs[1]["wall_s"] / runs[0]["wall_s"]
+        print("second/first wall time: %.2f (target <= 0.50: %s)" % (ratio, "met" if ratio <= 0.5 else "NOT met"))
+        print("second run changed: %d (target 0: %s)" % (runs[1]["changed"], "met" if runs[1]["changed"] == 0 else "NOT met"))
+    print("reports: %s/reports" % ephemeral)
+    return 0 if runs and all(r["rc"] == 0 for r in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
