@@ -58,6 +58,8 @@ def test_gid_ndevs_only_match(tmp_path):
     sysfs = make_tree(tmp_path, "derived_rxe")
     add_netdev(sysfs, "vlan100")
     dev = os.path.join(sysfs, "devices", "virtual", "infiniband", "siw0")
+    write(os.path.join(dev, "ports", "1", "gids", "0"), "0000:0000:0000:0000:0000:ffff:c000:0264\n")
+    write(os.path.join(dev, "ports", "1", "gid_attrs", "types", "0"), "RoCE v2\n")
     write(os.path.join(dev, "ports", "1", "gid_attrs", "ndevs", "0"), "vlan100\n")
     write(os.path.join(dev, "ports", "1", "link_layer"), "Ethernet\n")
     os.symlink("../../devices/virtual/infiniband/siw0", os.path.join(sysfs, "class", "infiniband", "siw0"))
