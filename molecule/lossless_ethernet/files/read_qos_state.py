@@ -1,0 +1,150 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Read back every setting the lossless_ethernet scenario touches (test helper).
+
+Runs on the lab VM (ansible.builtin.script). Prints one JSON document:
+per netdev given on the command line, its MTU and operstate, the real
+`dcb -j` PFC/ETS/APP state (null where the driver has no DCB), global pause
+from `ethtool -a` (text: ethtool 6.1's --json output is wrong), the RDMA
+device on it and that device's rdma_cm configfs default ToS and RoCE mode,
+with --counters the dcbsim per-DSCP transmit counters; plus the saved settings files, the
+service and the dcbsim fault-injection parameter. Reading configfs needs the
+device's folder: it is created for the read and removed again when this
+created it (as cma_roce_tos does), so the host is left as it was.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import glob
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+
+SAVED_DIR = "/etc/rdma-fabric/lossless"
+UNIT = "rdma-fabric-lossless.service"
+CONFIGFS = "/sys/kernel/config/rdma_cm"
+
+
+def run(argv):
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False,
+                           env=dict(os.environ, LC_ALL="C"))
+    except OSError as e:
+        return 127, "", str(e)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except (IOError, OSError):
+        return None
+
+
+def dcb(netdev, obj):
+    rc, out, err = run(["dcb", "-j", obj, "show", "dev", netdev])
+    return json.loads(out) if rc == 0 else None
+
+
+def pause(netdev):
+    rc, out, err = run(["ethtool", "-a", netdev])
+    if rc != 0:
+        return None
+    vals = {}
+    for line in out.splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            vals[k.strip().lower()] = v.strip() == "on"
+    return {"autoneg": vals.get("autonegotiate"), "rx": vals.get("rx"), "tx": vals.get("tx")}
+
+
+def counters(netdev):
+    rc, out, err = run(["ethtool", "-S", netdev])
+    if rc != 0:
+        return None
+    out_d = {}
+    for line in out.splitlines()[1:]:
+        if ":" in line:
+            k, v = line.split(":", 1)
+            if k.strip().startswith(("tx_dscp", "tx_roce_v2")):
+                out_d[k.strip()] = int(v)
+    return out_d
+
+
+def rdma_device(netdev):
+    for dev in sorted(glob.glob("/sys/class/infiniband/*")):
+        if read(os.path.join(dev, "parent")) == netdev:
+            return os.path.basename(dev)
+    return None
+
+
+def roce_cm(device):
+    if device is None or not os.path.isdir(CONFIGFS):
+        return None
+    path = os.path.join(CONFIGFS, device)
+    created = False
+    if not os.path.isdir(path):
+        os.mkdir(path)
+        created = True
+    try:
+        return {"tos": int(read(os.path.join(path, "ports", "1", "default_roce_tos"))),
+                "mode": read(os.path.join(path, "ports", "1", "default_roce_mode"))}
+    finally:
+        if created:
+            os.rmdir(path)
+
+
+def netdev_state(netdev, with_counters):
+    if not os.path.isdir("/sys/class/net/" + netdev):
+        return {"exists": False}
+    device = rdma_device(netdev)
+    return {
+        "exists": True,
+        "mtu": int(read("/sys/class/net/%s/mtu" % netdev)),
+        "operstate": read("/sys/class/net/%s/operstate" % netdev),
+        "pfc": dcb(netdev, "pfc"),
+        "ets": dcb(netdev, "ets"),
+        "app": dcb(netdev, "app"),
+        "pause": pause(netdev),
+        "rdma_device": device,
+        "roce_cm": roce_cm(device),
+        "counters": counters(netdev) if with_counters else None,
+    }
+
+
+def saved():
+    out = {}
+    for path in sorted(glob.glob(os.path.join(SAVED_DIR, "*.json"))):
+        with open(path, "rb") as f:
+            data = f.read()
+        out[os.path.basename(path)] = {
+            "mode": "%04o" % stat.S_IMODE(os.stat(path).st_mode),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "args": json.loads(data.decode()).get("ANSIBLE_MODULE_ARGS"),
+        }
+    return out
+
+
+def unit():
+    rc, out, err = run(["systemctl", "show", "-p", "ActiveState", "-p", "Result", "-p", "UnitFileState",
+                        "-p", "ExecMainStatus", "-p", "NRestarts", "-p", "InvocationID", UNIT])
+    return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+
+def main():
+    args = sys.argv[1:]
+    with_counters = "--counters" in args
+    netdevs = [a for a in args if a != "--counters"]
+    state = {"netdevs": dict((n, netdev_state(n, with_counters)) for n in netdevs),
+             "saved": saved(), "unit": unit(),
+             "dcbsim_fail": read("/sys/module/dcbsim/parameters/fail")}
+    print(json.dumps(state, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
