@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, rdma.fabric developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -254,7 +253,7 @@ def bench_wall(sys_root, runs, ansible_bin, workdir):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--runs", type=int, default=31, help="in-process gather runs (median)")
     parser.add_argument("--wall-runs", type=int, default=9, help="interleaved ansible runs per command (median)")
     parser.add_argument("--no-wall", action="store_true", help="skip the ansible wall-time comparison")

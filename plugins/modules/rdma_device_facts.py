@@ -43,7 +43,7 @@ description:
   - The rdma_cm configfs values (C(kernel/config/rdma_cm/<device>/ports/<n>/)) are reported where that
     folder exists; the module never creates it.
 author:
-  - rdma.fabric developers
+  - rdma.fabric developers (@rdma-fabric)
 extends_documentation_fragment:
   - rdma.fabric.sysfs
   - ansible.builtin.action_common_attributes

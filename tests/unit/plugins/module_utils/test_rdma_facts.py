@@ -79,11 +79,14 @@ class KernelRefusals(object):
     with EACCES, EOPNOTSUPP or EIO. A regular file cannot do that, so this
     double wraps ``os.open``/``os.read``/``os.close`` and ``open`` for the
     test: opening a listed path succeeds and reading it raises ``err``,
-    exactly where the kernel fails. Every other file reads normally.
+    exactly where the kernel fails. A listed path that does not exist in the
+    tree opens too (as the kernel's file would), so a capture's
+    ``_read_errors.json`` can be replayed without writing its files. Every
+    other file reads normally.
     """
 
     def __init__(self, monkeypatch, paths, err=errno.EINVAL):
-        self.paths = set(os.path.realpath(p) for p in paths)
+        self.paths = set(os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p)) for p in paths)
         self.err = err
         self.bad_fds = set()
         self.refused = []
@@ -92,13 +95,17 @@ class KernelRefusals(object):
         double = self
 
         def fake_open(path, flags, mode=0o777, *, dir_fd=None):
-            fd = real_open(path, flags, mode, dir_fd=dir_fd)
             if dir_fd is not None and not os.path.isabs(path):
                 full = os.path.join(os.readlink("/proc/self/fd/%d" % dir_fd), path)
             else:
                 full = os.path.realpath(path)
-            if full in double.paths:
-                double.bad_fds.add(fd)
+            if full not in double.paths:
+                return real_open(path, flags, mode, dir_fd=dir_fd)
+            try:
+                fd = real_open(path, flags, mode, dir_fd=dir_fd)
+            except FileNotFoundError:
+                fd = real_open(os.devnull, os.O_RDONLY)
+            double.bad_fds.add(fd)
             return fd
 
         def fake_read(fd, n):
@@ -130,10 +137,11 @@ class KernelRefusals(object):
                 self.f.close()
 
         def fake_builtin_open(path, *args, **kwargs):
-            f = real_builtin_open(path, *args, **kwargs)
             if isinstance(path, (str, bytes, os.PathLike)) and os.path.realpath(path) in double.paths:
-                return RefusingFile(f)
-            return f
+                if not os.path.exists(path):
+                    return RefusingFile(real_builtin_open(os.devnull, "rb"))
+                return RefusingFile(real_builtin_open(path, *args, **kwargs))
+            return real_builtin_open(path, *args, **kwargs)
 
         monkeypatch.setattr(os, "open", fake_open)
         monkeypatch.setattr(os, "read", fake_read)
@@ -947,13 +955,41 @@ def test_lab_capture_matches_ip_addr(capture_root):
 
 
 @pytest.mark.parametrize("capture_root", LAB_CAPTURES, ids=[os.path.basename(p) for p in LAB_CAPTURES])
-def test_lab_capture_read_errors_replayed(capture_root, tmp_path, monkeypatch):
-    expected = gather_rdma_facts(os.path.join(capture_root, "sys"))
-    root = tmp_path / "cap"
-    shutil.copytree(capture_root, str(root), symlinks=True)
-    refused = materialise_read_errors(str(root / "sys"))
-    KernelRefusals(monkeypatch, refused, errno.EINVAL)
-    assert gather_rdma_facts(str(root / "sys")) == copy.deepcopy(expected)
+def test_lab_capture_host_facts(capture_root):
+    """What the rxe VMs show beyond the tools: soft device, loaded modules, inbox stack,
+    VLAN and macvlan GIDs kept apart from the port's own netdev."""
+    facts = gather_rdma_facts(os.path.join(capture_root, "sys"))
+    links = json.loads(_tool(capture_root, "rdma_link.json"))
+    addrs = json.loads(_tool(capture_root, "ip_addr.json"))
+    assert facts["modules"]["rdma_rxe"] and facts["modules"]["ib_core"] and facts["modules"]["ib_uverbs"]
+    assert not facts["modules"]["mlx5_ib"] and not facts["modules"]["mlx_compat"]
+    assert facts["stack"] == {"flavor": "inbox", "version": None}
+    for link in links:
+        dev = [d for d in facts["devices"] if d["name"] == link["ifname"]][0]
+        assert (dev["soft"], dev["driver"], dev["pci_address"], dev["fw_ver"], dev["sriov"]) == (True, "rdma_rxe", None, None, None)
+        port = port_of(facts, link["ifname"], link["port"])
+        uppers = [a["ifname"] for a in addrs if a.get("link") == link["netdev"]]
+        assert uppers, "capture the lab with a VLAN/macvlan on the rxe netdev"
+        for upper in uppers:
+            assert facts["netdevs"][upper] == {"device": link["ifname"], "port": link["port"]}
+            assert any(g["netdev"] == upper for g in port["gids"])
+        own_v4 = [a["local"] for a in addrs if a["ifname"] == link["netdev"] for a in a["addr_info"] if a["family"] == "inet"]
+        chosen = [g for g in port["gids"] if g["index"] == port["roce_v2_ipv4_gid_index"]][0]
+        assert chosen["ip"] in own_v4 and chosen["netdev"] == link["netdev"] and chosen["type"] == "RoCE v2"
+
+
+@pytest.mark.parametrize("capture_root", LAB_CAPTURES, ids=[os.path.basename(p) for p in LAB_CAPTURES])
+def test_lab_capture_read_errors_replayed(capture_root, monkeypatch):
+    """Every read the lab kernel refused (2030 EINVALs: empty slots of rxe's 1024-entry
+    GID table) is refused again, in place: the facts stay the same."""
+    sys_root = os.path.join(capture_root, "sys")
+    expected = gather_rdma_facts(sys_root)
+    with open(os.path.join(capture_root, "_read_errors.json")) as f:
+        by_errno = json.load(f)["by_errno"]
+    for name, paths in by_errno.items():
+        KernelRefusals(monkeypatch, [os.path.join(sys_root, p[len("/sys/"):]) for p in paths], getattr(errno, name))
+        assert gather_rdma_facts(sys_root) == copy.deepcopy(expected)
+        monkeypatch.undo()
 
 
 def test_gatherer_runs_no_subprocess(monkeypatch):
