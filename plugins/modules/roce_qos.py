@@ -374,8 +374,9 @@ def main():
     except ApplyError as e:
         for w in qos.warnings:
             module.warn(w)
+        # Rolled back completely: the port is as it was. Otherwise it was left changed.
         module.fail_json(msg=str(e), failed_step=e.failed_step, rolled_back=e.rolled_back,
-                         rollback_failed=e.rollback_failed, commands=e.executed)
+                         rollback_failed=e.rollback_failed, commands=e.executed, changed=bool(e.rollback_failed))
     except ValidationError as e:
         module.fail_json(msg=str(e), param=e.param, commands=[])
     except QosError as e:

@@ -161,6 +161,7 @@ def test_failure_part_way_rolls_back_and_fails(lab):
     r = res.result
     assert "step 3 of 6 (ets) failed: /usr/sbin/dcb ets set" in r["msg"] and "Rolled back, in reverse order:" in r["msg"]
     assert len(r["rolled_back"]) == 2 and r["rollback_failed"] == []
+    assert r["changed"] is False       # everything was restored
     assert r["failed_step"].startswith("/usr/sbin/dcb ets set dev dcbsim0")
     assert len(r["commands"]) == 3
     p = lab.ports["dcbsim0"]
