@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 # -*- coding: utf-8 -*-
 """A dumb Ethernet hub for QEMU `-netdev socket,connect=` links (labs of 3+ VMs).
 
@@ -24,10 +24,10 @@ def main():
     sel.register(srv, selectors.EVENT_READ)
     bufs = {}
     while True:
-        for key, _ in sel.select():
+        for key, _events in sel.select():
             sock = key.fileobj
             if sock is srv:
-                conn, _ = srv.accept()
+                conn, _peer = srv.accept()
                 sel.register(conn, selectors.EVENT_READ)
                 bufs[conn] = b""
                 continue
