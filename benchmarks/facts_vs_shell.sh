@@ -12,7 +12,9 @@
 #   1. in-process gather time (median of RUNS, default 15),
 #   2. the shell pipeline's time (median of max(3, RUNS/5) runs),
 #   3. the ratio (target: the gatherer at least 10x faster),
-# then end to end through Ansible from this machine (median of 3 each):
+# then end to end through Ansible from this machine (median of E2E_RUNS
+# interleaved runs each, default 1; 0 skips it: under TCG one pipeline run
+# takes minutes):
 #   `ansible HOST -m rdma.fabric.rdma_device_facts` vs the pipeline as an
 #   `ansible.builtin.shell` task.
 set -euo pipefail
@@ -85,6 +87,7 @@ def pipeline():
     subprocess.run(["bash", remote + "/pipeline.sh"], check=True, stdout=subprocess.DEVNULL)
 p_runs = max(3, runs // 5)
 p_med, p_all = timed(pipeline, p_runs)
+sys.stdout.flush()
 print("in-VM gather (rdma_facts, in-process): median %.1f ms (min %.1f) over %d runs" % (g_med * 1e3, min(g_all) * 1e3, runs))
 print("in-VM shell pipeline (ibv_devinfo -v + rdma -j link + show_gids-style loop): median %.0f ms (min %.0f) over %d runs"
       % (p_med * 1e3, min(p_all) * 1e3, p_runs))
@@ -98,12 +101,17 @@ export ANSIBLE_CACHE_PLUGIN=memory ANSIBLE_STDOUT_CALLBACK=minimal
 ansible_bin=$repo/.venv/bin/ansible
 [[ -x $ansible_bin ]] || ansible_bin=ansible
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+e2e_runs=${E2E_RUNS:-1}
+if ((e2e_runs < 1)); then
+  "$lab" ssh "$host" -- rm -rf "$remote"
+  exit 0
+fi
 t_module=() t_shell=()
-for _ in 1 2 3; do
+for _ in $(seq "$e2e_runs"); do
   t0=$(date +%s%N); "$ansible_bin" -i "$inventory" "$host" -m rdma.fabric.rdma_device_facts >/dev/null; t1=$(date +%s%N)
   "$ansible_bin" -i "$inventory" "$host" -m ansible.builtin.shell -a "$PIPELINE" >/dev/null; t2=$(date +%s%N)
   t_module+=($(((t1 - t0) / 1000000))) t_shell+=($(((t2 - t1) / 1000000)))
 done
 m=$(printf '%s\n' "${t_module[@]}" | median) s=$(printf '%s\n' "${t_shell[@]}" | median)
-echo "through ansible: rdma_device_facts median ${m} ms, shell pipeline task median ${s} ms (3 interleaved runs each)"
+echo "through ansible: rdma_device_facts median ${m} ms, shell pipeline task median ${s} ms ($e2e_runs interleaved run(s) each)"
 "$lab" ssh "$host" -- rm -rf "$remote"

@@ -170,6 +170,8 @@ class RdmaFactsGatherer(object):
         self.counters = "counters" in subset or "all" in subset
         self._netdev_cache = {}
         self._pci_netdev_cache = {}
+        self._ip_cache = {}
+        self._rdma_cm_devices = None
 
     # -- entry point -------------------------------------------------------
     def gather(self):
@@ -299,9 +301,12 @@ class RdmaFactsGatherer(object):
                     break
 
         roce = None
-        cm = tree.read_attrs(tree.sys("kernel", "config", "rdma_cm", dev_name, "ports", str(number)), _ROCE_ATTRS)
-        if cm["default_roce_mode"] is not None or cm["default_roce_tos"] is not None:
-            roce = {"default_mode": _text(cm["default_roce_mode"]), "default_tos": to_int(cm["default_roce_tos"])}
+        if self._rdma_cm_devices is None:  # one listing per gather; most hosts have none
+            self._rdma_cm_devices = set(tree.listdir(tree.sys("kernel", "config", "rdma_cm")))
+        if dev_name in self._rdma_cm_devices:
+            cm = tree.read_attrs(tree.sys("kernel", "config", "rdma_cm", dev_name, "ports", str(number)), _ROCE_ATTRS)
+            if cm["default_roce_mode"] is not None or cm["default_roce_tos"] is not None:
+                roce = {"default_mode": _text(cm["default_roce_mode"]), "default_tos": to_int(cm["default_roce_tos"])}
 
         port = {
             "number": number,
@@ -335,15 +340,16 @@ class RdmaFactsGatherer(object):
         ``gid_attrs`` the type comes from the link layer alone.
         """
         tree = self.tree
-        names = [n for n in tree.listdir(os.path.join(port_dir, "gids")) if n.isdigit()]
+        gids_dir = port_dir + "/gids"
+        names = [n for n in tree.listdir(gids_dir) if n.isdigit()]
         if not names:
             return []
         names.sort(key=int)
-        raw = tree.read_attrs(os.path.join(port_dir, "gids"), names)
+        raw = tree.read_attrs(gids_dir, names)
         present = []
         for n in names:
             gid = raw[n]
-            if gid is None:
+            if gid is None or gid == ZERO_GID:  # most slots: empty, in the kernel's exact text
                 continue
             gid = normalise_gid(gid)
             if gid is None or gid == ZERO_GID:
@@ -352,9 +358,9 @@ class RdmaFactsGatherer(object):
         if not present:
             return []
         wanted = [n for n, dummy in present]
-        attrs_dir = os.path.join(port_dir, "gid_attrs")
-        types = tree.read_attrs(os.path.join(attrs_dir, "types"), wanted)
-        ndevs = tree.read_attrs(os.path.join(attrs_dir, "ndevs"), wanted)
+        attrs_dir = port_dir + "/gid_attrs"
+        types = tree.read_attrs(attrs_dir + "/types", wanted)
+        ndevs = tree.read_attrs(attrs_dir + "/ndevs", wanted)
         no_attrs = None  # computed lazily: kernels before gid_attrs existed
         gids = []
         for n, gid in present:
@@ -368,7 +374,10 @@ class RdmaFactsGatherer(object):
             netdev = _text(ndevs[n])
             if netdev is None and gtype in (GID_TYPE_ROCE_V1, GID_TYPE_ROCE_V2):
                 continue  # a RoCE GID without a netdev is being deleted
-            ip, ip_version = gid_ip(gid)
+            decoded = self._ip_cache.get(gid)
+            if decoded is None:
+                decoded = self._ip_cache[gid] = gid_ip(gid)  # RoCE v1/v2 pairs share a GID
+            ip, ip_version = decoded
             gids.append({
                 "index": int(n),
                 "gid": gid,
