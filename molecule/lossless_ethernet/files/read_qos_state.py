@@ -136,12 +136,18 @@ def unit():
     return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
 
+def unit_jobs():
+    """Queued or running systemd jobs of the service (a udev-triggered restart, say)."""
+    rc, out, err = run(["systemctl", "list-jobs", "--no-legend", "--plain"])
+    return [line for line in out.splitlines() if UNIT in line]
+
+
 def main():
     args = sys.argv[1:]
     with_counters = "--counters" in args
     netdevs = [a for a in args if a != "--counters"]
     state = {"netdevs": dict((n, netdev_state(n, with_counters)) for n in netdevs),
-             "saved": saved(), "unit": unit(),
+             "saved": saved(), "unit": unit(), "unit_jobs": unit_jobs(),
              "dcbsim_fail": read("/sys/module/dcbsim/parameters/fail")}
     print(json.dumps(state, sort_keys=True))
 

@@ -121,6 +121,10 @@ def summary(result):
 
 
 def main(argv=None):
+    # The udev rule restarts the service when a port appears, maybe while a run
+    # is under way: finish the port at hand (the unit's KillMode=mixed signals
+    # only this process), then stop cleanly; the new run re-applies everything.
+    signal.signal(signal.SIGTERM, _on_sigterm)
     ap = argparse.ArgumentParser(prog="apply-lossless", description="Re-apply saved lossless RoCE settings (rdma.fabric).")
     ap.add_argument("--dir", default=DEFAULT_DIR, help="saved settings (default %(default)s)")
     ap.add_argument("--check", action="store_true", help="report what would change, change nothing")
@@ -144,10 +148,6 @@ def main(argv=None):
 
     lock = open(opts.lock if os.access(os.path.dirname(opts.lock), os.W_OK) else os.devnull, "w")
     fcntl.flock(lock, fcntl.LOCK_EX)  # one run at a time (boot, udev and manual runs)
-    # The udev rule restarts the service when a port appears, maybe while a run
-    # is under way: finish the port at hand (the unit's KillMode=mixed signals
-    # only this process), then stop cleanly; the new run re-applies everything.
-    signal.signal(signal.SIGTERM, _on_sigterm)
 
     status = 0
     for name in names:
