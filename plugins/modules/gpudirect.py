@@ -62,7 +62,7 @@ description:
     own C(pci_disable_acs_redir) clears). A failure part-way undoes what was already done and says what was left.
     ACS settings are lost at reboot: the C(rdma.fabric.gpudirect) role installs a systemd oneshot for that."
 author:
-  - rdma.fabric developers
+  - rdma.fabric developers (@rdma-fabric)
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying target.
@@ -352,7 +352,9 @@ ansible_facts:
               type: bool
               sample: false
             peer_memory_api:
-              description: Whether C(ib_core) exports C(ib_register_peer_memory_client) (MLNX_OFED/DOCA); null when unknown (no PCI RDMA NIC, C(ib_core) not loaded, C(/proc/kallsyms) unreadable).
+              description:
+                - Whether C(ib_core) exports C(ib_register_peer_memory_client) (MLNX_OFED/DOCA); null when unknown (no PCI RDMA NIC, C(ib_core) not
+                  loaded, C(/proc/kallsyms) unreadable).
               type: bool
               sample: true
         iommu:
@@ -398,7 +400,9 @@ ansible_facts:
                   type: str
                   sample: "0000:18:00.0"
                 state:
-                  description: C(enabled) (request redirect, completion redirect or egress control on), C(disabled), C(absent) (no ACS capability or no extended configuration space) or C(unreadable).
+                  description:
+                    - C(enabled) (request redirect, completion redirect or egress control on), C(disabled), C(absent) (no ACS capability or no extended
+                      configuration space) or C(unreadable).
                   type: str
                   sample: enabled
                 offset:
@@ -414,7 +418,9 @@ ansible_facts:
                   type: str
                   sample: "0x001d"
                 flags:
-                  description: The control bits by name (source_validation, translation_blocking, request_redirect, completion_redirect, upstream_forwarding, egress_control, direct_translated_p2p); null unless found.
+                  description:
+                    - The control bits by name (source_validation, translation_blocking, request_redirect, completion_redirect, upstream_forwarding,
+                      egress_control, direct_translated_p2p); null unless found.
                   type: dict
                   sample: {"request_redirect": true, "completion_redirect": true}
                 detail:
@@ -434,7 +440,8 @@ ansible_facts:
               type: dict
               sample: {"0000:19:00.0": {"0000:3b:00.0": "NODE"}}
             nearest_nic:
-              description: GPU PCI address -> the nearest NIC (C(name), C(pci_address), C(relation)); a PF before its VFs at the same distance; null without NICs.
+              description:
+                - GPU PCI address -> the nearest NIC (C(name), C(pci_address), C(relation)); a PF before its VFs at the same distance; null without NICs.
               type: dict
               sample: {"0000:19:00.0": {"name": "mlx5_0", "pci_address": "0000:1a:00.0", "relation": "PIX"}}
         ready:

@@ -190,3 +190,36 @@ def test_procfs_style_folders_are_still_devices(tmp_path):
     got = topo.get("0000:00:1f.6")
     assert got.chain == ("0000:00:1f.6",) and got.host_bridge is None
     assert got.vendor == 0x8086 and got.numa_node is None
+
+
+# --------------------------------------------------------------------------
+# a REAL capture: the lab VM (tests/unit/fixtures/pci/README.md)
+# --------------------------------------------------------------------------
+LAB_CAPTURE = os.path.join(HERE, "..", "..", "fixtures", "pci", "lab_debian12_q35.json")
+
+
+def test_lab_capture_topology(tmp_path):
+    from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import load_capture
+    builder = load_capture(tmp_path, LAB_CAPTURE)
+    topo = PciTopology(SysfsTree(builder.sys))
+    assert sorted(topo.devices) == ["0000:00:00.0", "0000:00:01.0", "0000:00:02.0", "0000:00:03.0",
+                                    "0000:00:1f.0", "0000:00:1f.2", "0000:00:1f.3"]
+    nic = topo.get("0000:00:01.0")
+    assert (nic.vendor, nic.device, nic.class_code, nic.driver) == (0x1AF4, 0x1000, 0x020000, "virtio-pci")
+    assert nic.host_bridge == "pci0000:00" and nic.chain == ("0000:00:01.0",)
+    assert nic.numa_node is None and topo.numa_node("0000:00:01.0") is None   # the VM reports -1
+    assert nic.iommu_group is None
+    assert topo.find(vendor=0x10DE) == []
+    assert [d.address for d in topo.devices.values() if d.is_bridge] == []
+    # two functions on the root bus of one host bridge: through the host bridge
+    assert topo.relation("0000:00:01.0", "0000:00:02.0") == "PHB"
+    assert topo.path_bridges("0000:00:01.0", "0000:00:02.0") == []
+    config = topo.read_config("0000:00:01.0")
+    assert len(config) == 256 and read_u16(config, 0) == 0x1AF4 and ext_capabilities(config) == []
+
+
+def test_lab_capture_nonroot_config_is_64_bytes(tmp_path):
+    from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import load_capture
+    builder = load_capture(tmp_path, LAB_CAPTURE, as_root=False)
+    topo = PciTopology(SysfsTree(builder.sys))
+    assert set(len(topo.read_config(a)) for a in topo.devices) == {64}

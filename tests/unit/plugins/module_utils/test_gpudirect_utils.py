@@ -447,3 +447,20 @@ def test_config_space_builder_matches_reader(tmp_path):
     assert entry["state"] == "enabled" and entry["control"] == "0x0005"
     assert gpudirect.acs_words(entry) == ["request-redirect"]
     assert config_space(0x1000, 0x1, CLASS_BRIDGE, size=64) == config_space(0x1000, 0x1, CLASS_BRIDGE)[:64]
+
+
+def test_acs_on_the_lab_capture_as_root_and_not(tmp_path):
+    """REAL configuration spaces of the lab VM: 256 bytes as root, 64 as nobody."""
+    from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import load_capture
+    capture = os.path.join(HERE, "..", "..", "fixtures", "pci", "lab_debian12_q35.json")
+    as_root = PciTopology(tree_of(load_capture(tmp_path / "root", capture)))
+    entry = gpudirect.acs_state(as_root, "0000:00:1f.0")
+    assert (entry["state"], entry["detail"]) == ("absent", "0000:00:1f.0 has no PCIe extended configuration space")
+    as_nobody = PciTopology(tree_of(load_capture(tmp_path / "nobody", capture, as_root=False)))
+    entry = gpudirect.acs_state(as_nobody, "0000:00:1f.0")
+    assert entry["state"] == "unreadable"
+    assert entry["detail"] == ("only the first 64 bytes of the configuration space of 0000:00:1f.0 are readable: "
+                               "the extended capabilities (offset 0x100 and up) need root (CAP_SYS_ADMIN)")
+    facts = gpudirect.gather(tree_of(load_capture(tmp_path / "facts", capture)), "audit")
+    assert facts["gpus"] == [] and facts["ready"] is False
+    assert facts["dmabuf"]["kernel_release"] == "6.1.0-56-amd64" and facts["dmabuf"]["kernel_ok"] is True
