@@ -353,7 +353,7 @@ def gather(tree, acs_mode, root=None):
     dmabuf = dmabuf_state(driver, kernel_release, ibverbs)
     peermem = peermem_state(tree, driver)
     peermem["needed"] = bool(gpus) and not dmabuf["possible"]
-    peermem["peer_memory_api"] = peer_memory_api(tree) if nics else None
+    peermem["peer_memory_api"] = peer_memory_api(tree) if nics and gpus else None
 
     matrix, gpu_matrix, nearest = {}, {}, {}
     for gpu in gpus:

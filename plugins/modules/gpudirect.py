@@ -353,7 +353,7 @@ ansible_facts:
               sample: false
             peer_memory_api:
               description:
-                - Whether C(ib_core) exports C(ib_register_peer_memory_client) (MLNX_OFED/DOCA); null when unknown (no PCI RDMA NIC, C(ib_core) not
+                - Whether C(ib_core) exports C(ib_register_peer_memory_client) (MLNX_OFED/DOCA); null when unknown (no GPU or no PCI RDMA NIC, C(ib_core) not
                   loaded, C(/proc/kallsyms) unreadable).
               type: bool
               sample: true
