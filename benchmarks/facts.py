@@ -8,7 +8,8 @@ Builds, in a temporary folder, the sysfs tree of a big RDMA host:
 IPv6 on the port netdev and on a VLAN above it, RoCE v1 and v2 each - and 4
 empty), 8 of them SR-IOV PFs with 8 VFs each (64 VF RDMA devices, one port,
 16 GID slots with 4 in use), netdevs with VLAN uppers, rdma_cm configfs and
-port counters. Then prints:
+port counters (built on /dev/shm when it exists: memory-backed like sysfs).
+Then prints:
 
 1. in-process gather time (median of --runs), default subset and with counters;
 2. whole-module wall time, ``ansible localhost -m rdma.fabric.rdma_device_facts
@@ -211,12 +212,13 @@ def _median_ms(samples):
 def bench_inprocess(sys_root, runs, subset):
     from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
     facts = gather_rdma_facts(sys_root, gather_subset=subset)  # warm-up (imports, dentry cache)
-    samples = []
+    samples, cpu = [], []
     for dummy in range(runs):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         gather_rdma_facts(sys_root, gather_subset=subset)
         samples.append(time.perf_counter() - t0)
-    return facts, samples
+        cpu.append(time.process_time() - c0)
+    return facts, samples, cpu
 
 
 def _ansible(args, env):
@@ -242,7 +244,7 @@ def bench_wall(sys_root, runs, ansible_bin, workdir):
     ping_cmd = common + ["-m", "ansible.builtin.ping"]
     # One run of each first, to check they work and to warm caches.
     dummy, out = _ansible(facts_cmd, env)
-    if '"schema_version": 1' not in out:
+    if "schema_version" not in out or "mlx5_79" not in out:
         raise SystemExit("unexpected module output:\n" + out[-2000:])
     _ansible(ping_cmd, env)
     t_facts, t_ping = [], []
@@ -258,29 +260,38 @@ def main(argv=None):
     parser.add_argument("--wall-runs", type=int, default=9, help="interleaved ansible runs per command (median)")
     parser.add_argument("--no-wall", action="store_true", help="skip the ansible wall-time comparison")
     parser.add_argument("--keep", action="store_true", help="keep the synthetic tree and print its path")
+    parser.add_argument("--tmpdir", default=None,
+                        help="where to build the tree (default /dev/shm: in memory like sysfs itself; else the system temp folder)")
     args = parser.parse_args(argv)
 
     coll_path = os.environ.get("ANSIBLE_COLLECTIONS_PATH") or os.path.join(REPO, "build", "collections")
     sys.path.insert(0, coll_path.split(os.pathsep)[0])
 
-    workdir = tempfile.mkdtemp(prefix="rdma-facts-bench-")
+    base = args.tmpdir
+    if base is None and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        base = "/dev/shm"
+    workdir = tempfile.mkdtemp(prefix="rdma-facts-bench-", dir=base)
     try:
         sys_root = os.path.join(workdir, "sys")
         t0 = time.perf_counter()
         summary = build_host(sys_root)
         print("synthetic host: %(rdma_devices)d RDMA devices (%(pfs)d dual-port HCAs, %(vfs)d VFs), "
-              "%(gids_in_use)d GIDs in use" % summary, "(built in %.1f s)" % (time.perf_counter() - t0))
+              "%(gids_in_use)d GIDs in use" % summary, "(built in %.1f s under %s)" % (time.perf_counter() - t0, workdir))
+        print("machine: %d CPUs, load average %s" % (os.cpu_count() or 0, " ".join("%.2f" % x for x in os.getloadavg())))
 
-        facts, samples = bench_inprocess(sys_root, args.runs, ["min"])
+        facts, samples, cpu = bench_inprocess(sys_root, args.runs, ["min"])
         ports = sum(len(d["ports"]) for d in facts["devices"])
         gids = sum(len(p["gids"]) for d in facts["devices"] for p in d["ports"])
         assert len(facts["devices"]) == summary["rdma_devices"] and gids == summary["gids_in_use"], (len(facts["devices"]), gids)
-        print("in-process gather (default subset): median %.2f ms, min %.2f ms over %d runs "
+        print("in-process gather (default subset): wall median %.2f ms (min %.2f), CPU time median %.2f ms, over %d runs "
               "(%d devices, %d ports, %d GIDs, %d netdevs)"
-              % (_median_ms(samples), min(samples) * 1000, len(samples), len(facts["devices"]), ports, gids, len(facts["netdevs"])))
-        dummy, samples_c = bench_inprocess(sys_root, args.runs, ["counters"])
-        print("in-process gather (gather_subset=counters): median %.2f ms over %d runs" % (_median_ms(samples_c), len(samples_c)))
-        print("target: < 20 ms in-process -> %s" % ("MET" if _median_ms(samples) < 20 else "NOT MET"))
+              % (_median_ms(samples), min(samples) * 1000, _median_ms(cpu), len(samples), len(facts["devices"]), ports, gids,
+                 len(facts["netdevs"])))
+        dummy, samples_c, cpu_c = bench_inprocess(sys_root, args.runs, ["counters"])
+        print("in-process gather (gather_subset=counters): wall median %.2f ms, CPU time median %.2f ms over %d runs"
+              % (_median_ms(samples_c), _median_ms(cpu_c), len(samples_c)))
+        print("target: < 20 ms in-process -> wall %s, CPU time %s (wall time includes waiting for a CPU on a loaded machine)"
+              % ("MET" if _median_ms(samples) < 20 else "NOT MET", "MET" if _median_ms(cpu) < 20 else "NOT MET"))
         print("facts JSON size: %d bytes" % len(json.dumps(facts)))
 
         if not args.no_wall:
