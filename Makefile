@@ -62,7 +62,7 @@ sanity: venv
 	cd $(SANITY_DIR) && $(BIN)/ansible-test sanity --local --python 3.11 --color no
 
 unit: venv collection-link
-	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(BIN)/pytest -q -p no:cacheprovider tests/unit
+	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(BIN)/pytest -q -p no:cacheprovider --ignore=tests/unit/fixtures tests/unit
 
 molecule: venv collection-link lab-image
 	tools/lab/run-molecule-all
