@@ -42,7 +42,8 @@ def validate_endpoint(rdma, host=None, device=None, port=None, data_ip=None):
 
 def validate_plan(endpoints, hosts, topology="ring", tests=None, base_port=18515, min_bw_fraction=0.5,
                   min_bw_fraction_soft=0.001, min_bw_gbps=None, max_latency_us=None, max_latency_us_soft=None,
-                  lat_iterations=1000, lat_iterations_soft=100, bw_duration=5, bw_size=65536, rping_count=10):
+                  lat_iterations=1000, lat_iterations_soft=100, bw_iterations=5000, bw_iterations_soft=300,
+                  bw_size=65536, rping_count=10):
     """Pairs, pre-checks and the test runs for a set of hosts."""
     try:
         return fv.plan(endpoints, hosts, topology=topology, tests=tests if tests is not None else fv.DEFAULT_TESTS,
@@ -50,7 +51,8 @@ def validate_plan(endpoints, hosts, topology="ring", tests=None, base_port=18515
                        min_bw_fraction_soft=min_bw_fraction_soft, min_bw_gbps=min_bw_gbps,
                        max_latency_us=max_latency_us, max_latency_us_soft=max_latency_us_soft,
                        lat_iterations=int(lat_iterations), lat_iterations_soft=int(lat_iterations_soft),
-                       bw_duration=int(bw_duration), bw_size=int(bw_size), rping_count=int(rping_count))
+                       bw_iterations=int(bw_iterations), bw_iterations_soft=int(bw_iterations_soft),
+                       bw_size=int(bw_size), rping_count=int(rping_count))
     except (TypeError, ValueError) as e:
         raise AnsibleFilterError("validate_plan: %s" % e)
 

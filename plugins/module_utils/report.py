@@ -39,7 +39,7 @@ def _qos_view(entry):
 
     Accepts a rdma.fabric.roce_qos result (run in check mode against the
     lossless profile: ``before`` is the current state, ``changes`` the drift,
-    ``skipped`` what the driver cannot do) or a plain dict of settings.
+    ``unsupported`` what the driver cannot do) or a plain dict of settings.
     """
     if not isinstance(entry, dict):
         return None
@@ -50,7 +50,8 @@ def _qos_view(entry):
     if "before" in entry or "changes" in entry:
         drift = sorted(k for k, v in (entry.get("changes") or {}).items() if v)
         unsupported = []
-        for item in entry.get("skipped") or []:
+        listed = entry.get("unsupported") if isinstance(entry.get("unsupported"), list) else []
+        for item in listed:
             if isinstance(item, dict) and item.get("option"):
                 unsupported.append(item["option"])
         view = {"state": dict(entry.get("before") or {}), "backend": entry.get("backend"), "drift": drift,

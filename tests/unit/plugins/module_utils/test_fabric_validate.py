@@ -122,7 +122,7 @@ def test_plan_on_the_lab(facts):
     assert run["tests"] == [
         {"test": "rping", "tcp_port": 18515, "size": None, "iterations": None, "duration": None, "count": 10,
          "min_bandwidth_gbps": None, "max_latency_us": None},
-        {"test": "ib_write_bw", "tcp_port": 18516, "size": 65536, "iterations": None, "duration": 5, "count": None,
+        {"test": "ib_write_bw", "tcp_port": 18516, "size": 65536, "iterations": 300, "duration": None, "count": None,
          "min_bandwidth_gbps": 0.0025, "max_latency_us": None},
         {"test": "ib_send_lat", "tcp_port": 18517, "size": None, "iterations": 100, "duration": None, "count": None,
          "min_bandwidth_gbps": None, "max_latency_us": None},
@@ -145,6 +145,8 @@ def test_plan_hardware_thresholds(facts):
                       "max_latency_us": 10.0}
     lat = [t for t in plan["runs"][0]["tests"] if t["test"] == "ib_send_lat"][0]
     assert lat["iterations"] == 1000 and lat["max_latency_us"] == 10.0
+    bw = [t for t in plan["runs"][0]["tests"] if t["test"] == "ib_write_bw"][0]
+    assert bw["iterations"] == 5000 and bw["duration"] is None and bw["min_bandwidth_gbps"] == 150.0
 
 
 def test_plan_mtu_mismatch_and_down_port_are_named(facts):

@@ -136,6 +136,22 @@ def test_several_tests_in_one_run(run):
                                  "ib_send_lat client ok: 27080.55 us")
 
 
+def test_a_collected_failure_is_not_a_failed_task(run):
+    """Ansible treats a result with a non-zero or null rc and no "failed" key as failed: say failed=False."""
+    result, dummy = run([(1, "", capture("ib_write_bw_nodevice.txt"))], assert_passed=False, **CLIENT)
+    assert result["rc"] == 1 and result["passed"] is False and result["failed"] is False
+    result, dummy = run([(0, capture("rping_client.txt"), "")], tests=[{"test": "rping"}], mode="client",
+                        server_ip="192.0.2.11")
+    assert result["rc"] is None and result["passed"] is True and result["failed"] is False
+
+
+def test_thresholds_judge_the_client_only(run):
+    result, dummy = run([(0, capture("ib_write_bw_server_gbits.txt"), "")], test="ib_write_bw", mode="server",
+                        device="rxe0", gid_index=1, min_bandwidth_gbps=1.25)
+    assert result["passed"] is True and result["bandwidth_gbps"] == 0.0481
+    assert result["message"] == "ib_write_bw server ok: 0.048 Gb/s"
+
+
 def test_server_side_timeout_is_reported(run):
     result, replay = run([(124, capture("ib_write_bw_server_gbits.txt").split("---")[0], "")], test="ib_write_bw",
                          mode="server", device="rxe0", gid_index=1, duration=5, timeout=30, assert_passed=False)
