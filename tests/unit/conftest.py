@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """Session setup for the unit tests.
 
-Rebuilds the sysfs fixture folders (tests/unit/fixtures/sysfs/NAME/) from their
+Keeps pytest out of tests/unit/fixtures and rebuilds the sysfs fixture folders (tests/unit/fixtures/sysfs/NAME/) from their
 JSON manifests before any test module is imported, so tests can keep reading
 ``tests/unit/fixtures/sysfs/NAME/sys`` as a directory tree. See
 tests/unit/fixtures/sysfs/trees.py for why the trees are stored as manifests.
@@ -13,6 +13,11 @@ __metaclass__ = type
 
 import importlib.util
 import os
+
+# Never collect inside the fixtures: the rebuilt sysfs trees hold symlink loops, as a
+# real /sys does (net/<n>/device -> the PCI function that holds net/<n>), which a
+# directory walk that follows links never leaves.
+collect_ignore = ["fixtures"]
 
 
 def pytest_configure(config):
