@@ -22,7 +22,7 @@ export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 LAB        := $(ROOT)/tools/lab/lab
 
-.PHONY: help deps venv collection-link lint sanity unit molecule test demo \
+.PHONY: help deps venv collection-link lint sanity unit molecule molecule-all test demo \
         lab-image lab-up lab-down lab-status build clean
 
 help:
@@ -64,7 +64,11 @@ sanity: venv
 unit: venv collection-link
 	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(BIN)/pytest -q -p no:cacheprovider --ignore=tests/unit/fixtures tests/unit
 
+# make test runs the scenarios of molecule/ci-scenarios.txt; molecule-all runs every one.
 molecule: venv collection-link lab-image
+	tools/lab/run-molecule-all --ci
+
+molecule-all: venv collection-link lab-image
 	tools/lab/run-molecule-all
 
 test: lint sanity unit build molecule
