@@ -13,8 +13,8 @@ version_added: 0.1.0
 author: rdma.fabric developers
 description:
   - Parses the output of C(dkms status) (dkms 2.x and 3.x line formats) into entries.
-  - With O(kernel), also lists the problems for that kernel, as sentences for a failure message:
-    a module built but not installed, installed with a C(WARNING!) note, only added (never built),
+  - With O(kernel), also lists the problems for that kernel, as sentences for a failure message,
+    namely a module built but not installed, installed with a C(WARNING!) note, only added (never built),
     or without any build for the kernel; every name in O(required) must have an installed build.
 options:
   _input:
