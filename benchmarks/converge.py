@@ -80,7 +80,8 @@ def figures(data):
                 out["task_results"] += 1
                 if res.get("changed"):
                     out["changed_tasks"].append("%s: %s" % (host, task.get("task", {}).get("name")))
-                if task.get("task", {}).get("name") == "Show the results" and res.get("msg"):
+                name = task.get("task", {}).get("name") or ""
+                if name.endswith("Show the summary") and isinstance(res.get("msg"), list):
                     out["validation"] = res["msg"]
     for host, stats in (data.get("stats") or {}).items():
         for key in ("ok", "changed", "failures", "unreachable", "skipped"):
