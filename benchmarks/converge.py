@@ -22,6 +22,7 @@ absolute times vary; the ratio is the figure to watch.
 from __future__ import absolute_import, division, print_function
 
 import argparse
+import datetime
 import json
 import os
 import subprocess
@@ -33,6 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAB = os.path.join(ROOT, "tools", "lab", "lab")
 SCENARIO = os.path.join(ROOT, "molecule", "site")
 ANSIBLE_PLAYBOOK = os.path.join(ROOT, ".venv", "bin", "ansible-playbook")
+SLOWEST = 12  # tasks listed per run, slowest first
 
 
 def env_for(ephemeral, lab_name):
@@ -67,15 +69,33 @@ def playbook(inventory, path, env, json_out=False):
     return wall, proc.returncode, data, proc.stdout + proc.stderr
 
 
+def _stamp(text):
+    """The json callback's ISO time (``2026-11-21T07:00:00.123456Z``; no fraction when it is 0)."""
+    text = text.rstrip("Z")
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%f" if "." in text else "%Y-%m-%dT%H:%M:%S")
+
+
+def seconds(duration):
+    """Seconds between the json callback's start and end stamps (0 when absent)."""
+    try:
+        return (_stamp(duration["end"]) - _stamp(duration["start"])).total_seconds()
+    except (KeyError, TypeError, ValueError):
+        return 0.0
+
+
 def figures(data):
-    """Task results and per-status counts from the json callback's output."""
+    """Task results, per-status counts, and where the time went, from the json callback's output."""
     out = {"tasks": 0, "task_results": 0, "ok": 0, "changed": 0, "failures": 0, "unreachable": 0, "skipped": 0,
-           "changed_tasks": [], "validation": []}
+           "changed_tasks": [], "validation": [], "plays": [], "slowest": []}
     if not data:
         return out
+    timed = []
     for play in data.get("plays", []):
+        out["plays"].append((play.get("play", {}).get("name") or "", seconds(play.get("play", {}).get("duration")),
+                             len(play.get("tasks", []))))
         for task in play.get("tasks", []):
             out["tasks"] += 1
+            timed.append((seconds(task.get("task", {}).get("duration")), task.get("task", {}).get("name") or ""))
             for host, res in (task.get("hosts") or {}).items():
                 out["task_results"] += 1
                 if res.get("changed"):
@@ -83,6 +103,7 @@ def figures(data):
                 name = task.get("task", {}).get("name") or ""
                 if name.endswith("Show the summary") and isinstance(res.get("msg"), list):
                     out["validation"] = res["msg"]
+    out["slowest"] = sorted(timed, reverse=True)[:SLOWEST]
     for host, stats in (data.get("stats") or {}).items():
         for key in ("ok", "changed", "failures", "unreachable", "skipped"):
             out[key] += stats.get(key, 0)
@@ -126,6 +147,12 @@ def main():
                      fig["failures"], fig["unreachable"], fig["skipped"]))
             for line in fig["validation"]:
                 print("    " + line)
+            print("    time per play (s, tasks):")
+            for name, secs, ntasks in fig["plays"]:
+                print("      %6.1f %3d  %s" % (secs, ntasks, name))
+            print("    slowest tasks (s):")
+            for secs, name in fig["slowest"]:
+                print("      %6.1f  %s" % (secs, name))
             if i > 0 and fig["changed_tasks"]:
                 print("    changed on run %d: %s" % (fig["run"], "; ".join(fig["changed_tasks"])))
             if data is None:

@@ -171,14 +171,24 @@ class RdmaFactsGatherer(object):
         self._netdev_cache = {}
         self._pci_netdev_cache = {}
         self._ip_cache = {}
-        self._rdma_cm_devices = None
+        self._rdma_cm_devices = set()
+        self._rdma_cm_fd = None
 
     # -- entry point -------------------------------------------------------
     def gather(self):
         tree = self.tree
         all_names = tree.listdir(tree.sys("class", "infiniband"))
         names = sorted((n for n in all_names if self._wanted(n)), key=natural_key)
-        devices = [self._device(n) for n in names]
+        # rdma_cm configfs (read only): one descriptor for the gather; most hosts have none.
+        cm_dir = tree.sys("kernel", "config", "rdma_cm")
+        self._rdma_cm_devices = set(tree.listdir(cm_dir))
+        self._rdma_cm_fd = tree.open_dir(cm_dir) if self._rdma_cm_devices else None
+        try:
+            devices = [self._device(n) for n in names]
+        finally:
+            if self._rdma_cm_fd is not None:
+                os.close(self._rdma_cm_fd)
+                self._rdma_cm_fd = None
         modules = self._modules()
         return {
             "schema_version": SCHEMA_VERSION,
@@ -199,12 +209,24 @@ class RdmaFactsGatherer(object):
         class_path = tree.sys("class", "infiniband", name)
         # Real hosts: a symlink into devices/...; procfs-style captures: a folder.
         dev_dir = tree.readlink(class_path) or class_path
-        attrs = tree.read_attrs(dev_dir, _DEVICE_ATTRS)
-        node_type, dummy = parse_id_text(attrs["node_type"])
         pci_dir = tree.readlink(os.path.join(dev_dir, "device"))
+        # One descriptor for the device folder: its attributes, and those of
+        # its PCI function through the `device` link, are opened relative to it.
+        dfd = tree.open_dir(dev_dir)
+        try:
+            if pci_dir is None:
+                # rxe names its netdev in `parent`; PCI devices have no such file.
+                names = _DEVICE_ATTRS + ("parent",)
+            else:
+                names = _DEVICE_ATTRS + tuple("device/" + a for a in _PCI_ATTRS)
+            values = tree.read_at(dfd, names) if dfd is not None else [None] * len(names)
+        finally:
+            if dfd is not None:
+                os.close(dfd)
+        attrs = dict(zip(names, values))
+        node_type, dummy = parse_id_text(attrs["node_type"])
         virtual = (os.sep + os.path.join("devices", "virtual") + os.sep) in dev_dir
-        # rxe names its netdev in `parent`; PCI devices have no such file.
-        parent = _text(tree.read(os.path.join(dev_dir, "parent"))) if pci_dir is None else None
+        parent = _text(attrs.get("parent"))
 
         driver = None
         soft = False
@@ -236,15 +258,29 @@ class RdmaFactsGatherer(object):
             "sriov": None,
         }
         if pci_dir is not None:
-            self._pci_info(info, pci_dir)
+            self._pci_info(info, pci_dir, attrs)
 
         iwarp = node_type == "RNIC"
-        port_names = [p for p in tree.listdir(os.path.join(dev_dir, "ports")) if p.isdigit()]
-        port_names.sort(key=int)
-        info["ports"] = [self._port(name, dev_dir, int(p), pci_dir, parent, iwarp) for p in port_names]
+        # The kernel numbers ports from 1 without gaps: the first number
+        # without a folder ends them (no listing). A switch has port 0 only;
+        # that, or any other layout, falls back to listing the folder.
+        ports_dir = os.path.join(dev_dir, "ports")
+        ports = info["ports"] = []
+        number = 1
+        pfd = tree.open_dir(os.path.join(ports_dir, "1"))
+        while pfd is not None:
+            ports.append(self._port(name, dev_dir, number, pfd, pci_dir, parent, iwarp))
+            number += 1
+            pfd = tree.open_dir(os.path.join(ports_dir, str(number)))
+        if not ports:
+            numbers = sorted(int(p) for p in tree.listdir(ports_dir) if p.isdigit())
+            for number in numbers:
+                pfd = tree.open_dir(os.path.join(ports_dir, str(number)))
+                ports.append(self._port(name, dev_dir, number, pfd, pci_dir, parent, iwarp))
         return info
 
-    def _pci_info(self, info, pci_dir):
+    def _pci_info(self, info, pci_dir, dev_attrs):
+        """PCI facts; ``dev_attrs`` holds the PCI attributes read through the device's ``device`` link."""
         tree = self.tree
         info["driver"] = tree.link_basename(os.path.join(pci_dir, "driver"))
         # The device link names the PCI function; an auxiliary device (mlx5
@@ -259,7 +295,10 @@ class RdmaFactsGatherer(object):
         if pci_fn is None:
             return
         info["pci_address"] = os.path.basename(pci_fn).lower()
-        attrs = tree.read_attrs(pci_fn, _PCI_ATTRS)
+        if pci_fn == pci_dir:
+            attrs = dict((a, dev_attrs["device/" + a]) for a in _PCI_ATTRS)
+        else:  # auxiliary device: the PCI function is a folder above its `device` link
+            attrs = tree.read_attrs(pci_fn, _PCI_ATTRS)
         info["vendor_id"] = _text(attrs["vendor"])
         info["device_id"] = _text(attrs["device"])
         numa = to_int(attrs["numa_node"])
@@ -276,18 +315,25 @@ class RdmaFactsGatherer(object):
             }
 
     # -- ports -------------------------------------------------------------
-    def _port(self, dev_name, dev_dir, number, pci_dir, parent, iwarp):
+    def _port(self, dev_name, dev_dir, number, pfd, pci_dir, parent, iwarp):
+        """One port's facts; ``pfd``: a descriptor of its folder (or None), which this closes."""
         tree = self.tree
         port_dir = os.path.join(dev_dir, "ports", str(number))
-        attrs = tree.read_attrs(port_dir, _PORT_ATTRS)
+        # The port's attributes and GID table are opened relative to its folder's descriptor.
+        attrs, lids, gids = dict.fromkeys(_PORT_ATTRS), dict.fromkeys(_IB_PORT_ATTRS), []
+        if pfd is not None:
+            try:
+                attrs = dict(zip(_PORT_ATTRS, tree.read_at(pfd, _PORT_ATTRS)))
+                if _text(attrs["link_layer"]) == "InfiniBand":
+                    lids = dict(zip(_IB_PORT_ATTRS, tree.read_at(pfd, _IB_PORT_ATTRS)))
+                gids = self._gids(pfd, port_dir, _text(attrs["link_layer"]), iwarp)
+            finally:
+                os.close(pfd)
         state, state_id = parse_id_text(attrs["state"])
         phys_state, phys_state_id = parse_id_text(attrs["phys_state"])
         link_layer = _text(attrs["link_layer"])
         rate = _text(attrs["rate"])
-        infiniband = link_layer == "InfiniBand"
-        lids = tree.read_attrs(port_dir, _IB_PORT_ATTRS) if infiniband else dict.fromkeys(_IB_PORT_ATTRS)
 
-        gids = self._gids(port_dir, link_layer, iwarp)
         netdev = self._port_netdev(number, pci_dir, parent, gids)
         mtu = None
         if netdev is not None:
@@ -301,12 +347,11 @@ class RdmaFactsGatherer(object):
                     break
 
         roce = None
-        if self._rdma_cm_devices is None:  # one listing per gather; most hosts have none
-            self._rdma_cm_devices = set(tree.listdir(tree.sys("kernel", "config", "rdma_cm")))
-        if dev_name in self._rdma_cm_devices:
-            cm = tree.read_attrs(tree.sys("kernel", "config", "rdma_cm", dev_name, "ports", str(number)), _ROCE_ATTRS)
-            if cm["default_roce_mode"] is not None or cm["default_roce_tos"] is not None:
-                roce = {"default_mode": _text(cm["default_roce_mode"]), "default_tos": to_int(cm["default_roce_tos"])}
+        if self._rdma_cm_fd is not None and dev_name in self._rdma_cm_devices:
+            prefix = "%s/ports/%d/" % (dev_name, number)
+            mode, tos = tree.read_at(self._rdma_cm_fd, [prefix + a for a in _ROCE_ATTRS])
+            if mode is not None or tos is not None:
+                roce = {"default_mode": _text(mode), "default_tos": to_int(tos)}
 
         port = {
             "number": number,
@@ -330,8 +375,8 @@ class RdmaFactsGatherer(object):
             port["hw_counters"] = self._counters(os.path.join(port_dir, "hw_counters"))
         return port
 
-    def _gids(self, port_dir, link_layer, iwarp):
-        """Valid GID entries of a port, in index order.
+    def _gids(self, pfd, port_dir, link_layer, iwarp):
+        """Valid GID entries of a port (``pfd``: its folder's descriptor), in index order.
 
         Kept: non-zero GIDs whose type reads, and - for RoCE types - whose
         netdev reads (the kernel refuses both with EINVAL on empty or
@@ -340,38 +385,31 @@ class RdmaFactsGatherer(object):
         ``gid_attrs`` the type comes from the link layer alone.
         """
         tree = self.tree
-        gids_dir = port_dir + "/gids"
-        names = [n for n in tree.listdir(gids_dir) if n.isdigit()]
-        if not names:
-            return []
-        names.sort(key=int)
-        raw = tree.read_attrs(gids_dir, names)
+        # gids/0 .. gids/<table length - 1>: the kernel numbers every slot.
         present = []
-        for n in names:
-            gid = raw[n]
+        for i, gid in enumerate(tree.read_series(pfd, "gids/")):
             if gid is None or gid == ZERO_GID:  # most slots: empty, in the kernel's exact text
                 continue
             gid = normalise_gid(gid)
             if gid is None or gid == ZERO_GID:
                 continue
-            present.append((n, gid))
+            present.append((i, gid))
         if not present:
             return []
-        wanted = [n for n, dummy in present]
+        types = tree.read_at(pfd, ["gid_attrs/types/%d" % i for i, dummy in present])
+        ndevs = tree.read_at(pfd, ["gid_attrs/ndevs/%d" % i for i, dummy in present])
         attrs_dir = port_dir + "/gid_attrs"
-        types = tree.read_attrs(attrs_dir + "/types", wanted)
-        ndevs = tree.read_attrs(attrs_dir + "/ndevs", wanted)
         no_attrs = None  # computed lazily: kernels before gid_attrs existed
         gids = []
-        for n, gid in present:
-            gtype = normalise_gid_type(types[n], link_layer, iwarp)
+        for (index, gid), gtype_text, ndev_text in zip(present, types, ndevs):
+            gtype = normalise_gid_type(gtype_text, link_layer, iwarp)
             if gtype is None:
                 if no_attrs is None:
                     no_attrs = not tree.isdir(attrs_dir)
                 if not no_attrs:
                     continue  # refused (EINVAL): empty or vanishing slot
                 gtype = "IB" if link_layer == "InfiniBand" else None
-            netdev = _text(ndevs[n])
+            netdev = _text(ndev_text)
             if netdev is None and gtype in (GID_TYPE_ROCE_V1, GID_TYPE_ROCE_V2):
                 continue  # a RoCE GID without a netdev is being deleted
             decoded = self._ip_cache.get(gid)
@@ -379,7 +417,7 @@ class RdmaFactsGatherer(object):
                 decoded = self._ip_cache[gid] = gid_ip(gid)  # RoCE v1/v2 pairs share a GID
             ip, ip_version = decoded
             gids.append({
-                "index": int(n),
+                "index": index,
                 "gid": gid,
                 "type": gtype,
                 "netdev": netdev,

@@ -5,12 +5,14 @@
 
 ``build_report(hosts, validation)`` turns per-host inputs::
 
-    {host: {"reachable": bool, "message": str, "facts_source": "live"|"cache"|None,
-            "rdma": ansible_facts.rdma or None, "gpudirect": ansible_facts.gpudirect or None,
+    {host: {"reachable": bool, "failed_earlier": bool, "message": str,
+            "facts_source": "live"|"cache"|None, "rdma": ansible_facts.rdma or None, "gpudirect": ansible_facts.gpudirect or None,
             "qos": {netdev: {setting: value}} or None}}
 
 and the validation results (rdma_validate role, one entry per test per pair)
-into the report data: top-level ``hosts`` keyed by host, ``validation`` (the
+into the report data (a host's ``status``: ``ok``, ``problems``, ``failed`` -
+a task failed on it earlier in the run, so its later stages did not run -
+or ``unreachable``): top-level ``hosts`` keyed by host, ``validation`` (the
 list), ``summary`` and ``problems``. Problems are plain sentences naming the
 host and port. The renderers are pure functions of that data; the HTML is a
 single file with inline CSS and no scripts or external resources.
@@ -155,8 +157,12 @@ def _host_view(name, data, validation):
         "problems": [],
     }
     problems = view["problems"]
+    failed_earlier = reachable and data.get("failed_earlier") is True
     if not reachable:
         problems.append("unreachable%s" % (": " + data["message"] if data.get("message") else ""))
+    elif failed_earlier:
+        problems.append("failed earlier in this run: its later stages did not run there (the run's output says "
+                        "which task failed); what follows was read after the failure")
     if rdma is None:
         if reachable:
             problems.append("no RDMA facts")
@@ -192,6 +198,8 @@ def _host_view(name, data, validation):
                 problems.append("pre-check %s -> %s failed" % (r.get("server"), r.get("client")))
     if not reachable:
         view["status"] = "unreachable"
+    elif failed_earlier:
+        view["status"] = "failed"
     elif problems:
         view["status"] = "problems"
     return view
@@ -228,6 +236,7 @@ def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric r
         "hosts": len(host_views),
         "reachable": sum(1 for h in host_views.values() if h["reachable"]),
         "unreachable": sorted(n for n, h in host_views.items() if not h["reachable"]),
+        "failed": sorted(n for n, h in host_views.items() if h["status"] == "failed"),
         "hosts_with_problems": sorted(n for n, h in host_views.items() if h["problems"]),
         "devices": sum(len(h["devices"]) for h in host_views.values()),
         "ports": len(ports),
@@ -343,8 +352,9 @@ def summary_lines(report, path=None):
     if path:
         lines.append("RDMA fabric report: %s" % path)
     lines.append("overall: %s" % ("OK" if s["ok"] else "PROBLEMS"))
-    lines.append("hosts: %d (%d reachable%s); ports ACTIVE: %d of %d; GPUDirect ready: %d of %d GPU hosts" % (
+    lines.append("hosts: %d (%d reachable%s%s); ports ACTIVE: %d of %d; GPUDirect ready: %d of %d GPU hosts" % (
         s["hosts"], s["reachable"], ", unreachable: " + ", ".join(s["unreachable"]) if s["unreachable"] else "",
+        ", failed earlier: " + ", ".join(s.get("failed") or []) if s.get("failed") else "",
         s["ports_active"], s["ports"], s["gpudirect_ready"], s["gpu_hosts"]))
     for name in sorted(report["hosts"]):
         h = report["hosts"][name]
@@ -498,12 +508,12 @@ main{padding:20px 28px;max-width:1400px}
 .card.bad{border-top-color:#d62828}.card.warn{border-top-color:#f4a261}
 .card .n{font-size:24px;font-weight:700}.card .l{font-size:12px;color:#5c677d;text-transform:uppercase;letter-spacing:.04em}
 section{background:#fff;border-radius:8px;padding:14px 18px;margin-bottom:16px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
-section.host.problems{border-left:5px solid #f4a261}section.host.unreachable{border-left:5px solid #d62828}
+section.host.problems{border-left:5px solid #f4a261}section.host.unreachable,section.host.failed{border-left:5px solid #d62828}
 section.host.ok{border-left:5px solid #2a9d8f}
 h2{font-size:18px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px}
 .badge{display:inline-block;padding:1px 9px;border-radius:10px;font-size:12px;font-weight:700;vertical-align:middle;margin-left:8px}
 .badge.ok,.badge.pass{background:#d8f3dc;color:#1b4332}.badge.problems{background:#ffe8cc;color:#7f4f24}
-.badge.unreachable,.badge.fail{background:#ffd6d6;color:#9d0208}.badge.notrun{background:#e9ecef;color:#495057}
+.badge.unreachable,.badge.failed,.badge.fail{background:#ffd6d6;color:#9d0208}.badge.notrun{background:#e9ecef;color:#495057}
 table{border-collapse:collapse;width:100%;margin:6px 0 4px;font-size:13px}
 th,td{border:1px solid #dde2ea;padding:5px 8px;text-align:left;vertical-align:top}
 th{background:#eef1f6;font-weight:600}

@@ -29,6 +29,9 @@ ABSENT_ERRNOS = frozenset(
     )
 )
 
+# Opening a name that is not there (``ENOTDIR``: a file where a folder was expected).
+_END_OF_SERIES = frozenset((errno.ENOENT, errno.ENOTDIR))
+
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 # One read() returns a whole sysfs attribute (PAGE_SIZE at most; larger files loop).
 _ATTR_READ_SIZE = 4096
@@ -92,50 +95,86 @@ class SysfsTree(object):
             raise
 
     @staticmethod
-    def read_attrs(dirpath, names, strip=True):
-        """Read several attributes of one directory: ``{name: text or None}``.
-
-        Same absent-tolerance as :meth:`read`, but each file is opened relative
-        to one directory descriptor, so the kernel walks the (long) sysfs path
-        once per directory instead of once per file: a GID table has up to
-        hundreds of slots per port, and the facts gatherer reads all of them.
-        A missing or unreadable directory gives None for every name.
-        """
-        result = dict.fromkeys(names)
-        os_open, os_read, os_close, rdonly = os.open, os.read, os.close, os.O_RDONLY
+    def open_dir(path):
+        """Descriptor of the directory ``path`` for :meth:`read_at` (close it), None when absent/unreadable."""
         try:
-            dfd = os_open(dirpath, rdonly | _O_DIRECTORY)
+            return os.open(path, os.O_RDONLY | _O_DIRECTORY)
         except (IOError, OSError) as e:
             if e.errno in ABSENT_ERRNOS:
-                return result
+                return None
             raise
+
+    @staticmethod
+    def read_at(dfd, names, strip=True, until_missing=False):
+        """Texts (or None) of the files ``names``, opened relative to the directory descriptor ``dfd``.
+
+        The kernel walks the (long) sysfs path once, for ``dfd``, instead of
+        once per file: a GID table has up to hundreds of slots per port (1024
+        on rxe), and the facts gatherer reads all of them. ``names`` may hold
+        sub-paths (``gid_attrs/types/3``). Same absent-tolerance as
+        :meth:`read`. With ``until_missing`` the list ends at the first name
+        that does not exist (see :meth:`read_series`); otherwise it has one
+        entry per name.
+        """
+        values = []
+        append = values.append
+        # Looked up per call, not at import: tests wrap os.open/os.read.
+        os_open, os_read, os_close, rdonly = os.open, os.read, os.close, os.O_RDONLY
+        for name in names:
+            try:
+                fd = os_open(name, rdonly, dir_fd=dfd)
+            except (IOError, OSError) as e:
+                if until_missing and e.errno in _END_OF_SERIES:
+                    break
+                if e.errno in ABSENT_ERRNOS:
+                    append(None)
+                    continue
+                raise
+            try:
+                data = os_read(fd, _ATTR_READ_SIZE)
+                if len(data) == _ATTR_READ_SIZE:  # not a sysfs attribute (<= PAGE_SIZE): read the rest
+                    chunks = [data]
+                    while data:
+                        data = os_read(fd, _ATTR_READ_SIZE)
+                        chunks.append(data)
+                    data = b"".join(chunks)
+            except (IOError, OSError) as e:
+                if e.errno not in ABSENT_ERRNOS:
+                    raise
+                append(None)
+                continue
+            finally:
+                os_close(fd)
+            text = data.decode("utf-8", "replace")
+            append(text.strip() if strip else text)
+        return values
+
+    @classmethod
+    def read_series(cls, dfd, prefix, limit=65536):
+        """Texts (or None) of ``<prefix>0``, ``<prefix>1``, ... relative to ``dfd``, up to the first that does not exist.
+
+        For tables the kernel numbers without gaps (``gids/<i>``: one file per
+        slot of the port's GID table, empty slots included): one failed open
+        ends the table, where listing the folder would cost an opendir and
+        getdents calls and a sort.
+        """
+        return cls.read_at(dfd, (prefix + str(i) for i in range(limit)), until_missing=True)
+
+    @classmethod
+    def read_attrs(cls, dirpath, names, strip=True):
+        """Read several attributes of one directory: ``{name: text or None}``.
+
+        Each file is opened relative to one directory descriptor
+        (:meth:`read_at`). A missing or unreadable directory gives None for
+        every name.
+        """
+        dfd = cls.open_dir(dirpath)
+        if dfd is None:
+            return dict.fromkeys(names)
         try:
-            for name in names:
-                try:
-                    fd = os_open(name, rdonly, dir_fd=dfd)
-                except (IOError, OSError) as e:
-                    if e.errno in ABSENT_ERRNOS:
-                        continue
-                    raise
-                try:
-                    data = os_read(fd, _ATTR_READ_SIZE)
-                    if len(data) == _ATTR_READ_SIZE:  # not a sysfs attribute (<= PAGE_SIZE): read the rest
-                        chunks = [data]
-                        while data:
-                            data = os_read(fd, _ATTR_READ_SIZE)
-                            chunks.append(data)
-                        data = b"".join(chunks)
-                except (IOError, OSError) as e:
-                    if e.errno in ABSENT_ERRNOS:
-                        continue
-                    raise
-                finally:
-                    os_close(fd)
-                text = data.decode("utf-8", "replace")
-                result[name] = text.strip() if strip else text
+            return dict(zip(names, cls.read_at(dfd, names, strip)))
         finally:
-            os_close(dfd)
-        return result
+            os.close(dfd)
 
     @staticmethod
     def readlink(path):

@@ -787,6 +787,54 @@ def test_sysfs_read_attrs_and_readlink(tmp_path, monkeypatch):
     assert tree.readlink(str(d / "absent")) is None
 
 
+def test_port_numbers_are_read_without_listing_and_port_zero_still_found(tmp_path):
+    """Ports 1..N are opened in turn up to the first missing number; a switch's port 0 is found by listing."""
+    sys_root = copy_fixture("derived_rxe", tmp_path)
+    ports = os.path.join(sys_root, "devices", "virtual", "infiniband", "rxe0", "ports")
+    before = port_of(gather_rdma_facts(sys_root), "rxe0", 1)
+    os.rename(os.path.join(ports, "1"), os.path.join(ports, "0"))
+    (dev,) = [d for d in gather_rdma_facts(sys_root)["devices"] if d["name"] == "rxe0"]
+    assert [p["number"] for p in dev["ports"]] == [0]
+    assert dict(dev["ports"][0], number=1) == before
+    shutil.copytree(os.path.join(ports, "0"), os.path.join(ports, "1"), symlinks=True)
+    shutil.copytree(os.path.join(ports, "0"), os.path.join(ports, "2"), symlinks=True)
+    shutil.rmtree(os.path.join(ports, "0"))
+    (dev,) = [d for d in gather_rdma_facts(sys_root)["devices"] if d["name"] == "rxe0"]
+    assert [p["number"] for p in dev["ports"]] == [1, 2]
+
+
+def test_sysfs_read_at_and_read_series(tmp_path, monkeypatch):
+    """Reads relative to one directory descriptor: sub-paths, refusals, and a numbered table's end."""
+    port = tmp_path / "port"
+    (port / "gids").mkdir(parents=True)
+    (port / "gid_attrs" / "types").mkdir(parents=True)
+    for i, text in enumerate(["fe80:0000:0000:0000:5054:00ff:fe00:0201\n", "empty-slot-decoy\n", "0000:0000:0000:0000:0000:0000:0000:0000\n"]):
+        (port / "gids" / str(i)).write_text(text)
+    (port / "gids" / "4").write_text("after a gap: never read\n")
+    (port / "gid_attrs" / "types" / "0").write_text("RoCE v2\n")
+    (port / "state").write_text("4: ACTIVE\n")
+    tree = SysfsTree(str(tmp_path))
+    double = KernelRefusals(monkeypatch, [str(port / "gids" / "1")], errno.EINVAL)
+    dfd = tree.open_dir(str(port))
+    try:
+        # The table ends at the first slot that does not exist (3); slot 1 is refused (None).
+        assert tree.read_series(dfd, "gids/") == [
+            "fe80:0000:0000:0000:5054:00ff:fe00:0201", None, "0000:0000:0000:0000:0000:0000:0000:0000"]
+        assert len(double.refused) == 1
+        # One entry per name, in order; sub-paths; absent files read as None.
+        assert tree.read_at(dfd, ["gid_attrs/types/0", "gid_attrs/types/7", "state"]) == ["RoCE v2", None, "4: ACTIVE"]
+        assert tree.read_at(dfd, ["state"], strip=False) == ["4: ACTIVE\n"]
+    finally:
+        os.close(dfd)
+    dfd = tree.open_dir(str(tmp_path))  # no gids/ folder at all: an empty table
+    try:
+        assert tree.read_series(dfd, "gids/") == []
+    finally:
+        os.close(dfd)
+    assert tree.open_dir(str(tmp_path / "absent")) is None
+    assert tree.open_dir(str(port / "state")) is None  # a file, not a folder
+
+
 # --------------------------------------------------------------------------
 # The capture script (tests/unit/fixtures/capture_rdma_sysfs.py)
 # --------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def test_build_report_hosts_and_summary(hosts):
     assert report["schema_version"] == 1
     assert sorted(report["hosts"]) == ["gpu1", "lab1", "lab2"]
     assert report["summary"] == {
-        "hosts": 3, "reachable": 2, "unreachable": ["lab2"], "hosts_with_problems": ["gpu1", "lab1", "lab2"],
+        "hosts": 3, "reachable": 2, "unreachable": ["lab2"], "failed": [], "hosts_with_problems": ["gpu1", "lab1", "lab2"],
         "devices": 3, "ports": 3, "ports_active": 3, "gpu_hosts": 1, "gpudirect_ready": 0,
         "validation": {"total": 3, "passed": 2, "failed": 1, "not_run": 0}, "ok": False,
     }
@@ -97,6 +97,28 @@ def test_unreachable_host_is_marked_and_keeps_cached_facts(hosts):
     nothing = rpt.build_report({"lab9": {"reachable": False, "message": "not reached"}}, [])
     assert nothing["hosts"]["lab9"]["problems"] == ["unreachable: not reached"]
     assert nothing["hosts"]["lab9"]["devices"] == []
+
+
+def test_host_that_failed_earlier_is_marked_failed(hosts):
+    """A host where a task failed earlier in the run (report.yml reads it again): status failed, not unreachable."""
+    failed = copy.deepcopy(hosts["lab1"])
+    failed.update(failed_earlier=True, qos=None)
+    failed["rdma"]["devices"] = []  # e.g. the soft_roce stage stopped it before rxe0 existed
+    report = rpt.build_report({"lab1": failed, "lab2": hosts["lab2"]}, [])
+    lab1 = report["hosts"]["lab1"]
+    assert lab1["status"] == "failed" and lab1["reachable"] is True
+    assert lab1["problems"][0].startswith("failed earlier in this run: its later stages did not run there")
+    assert lab1["problems"][1:] == ["no RDMA devices"]
+    assert report["summary"]["failed"] == ["lab1"] and report["summary"]["unreachable"] == ["lab2"]
+    assert report["summary"]["ok"] is False
+    assert rpt.summary_lines(report)[:2] == [
+        "overall: PROBLEMS", "hosts: 2 (1 reachable, unreachable: lab2, failed earlier: lab1); ports ACTIVE: 1 of 1; "
+        "GPUDirect ready: 0 of 0 GPU hosts"]
+    assert '<section class="host failed"><h2>lab1 <span class="badge failed">failed</span>' in rpt.render_html(report)
+    # an unreachable host stays unreachable whatever failed_earlier says; false or absent changes nothing
+    assert rpt.build_report({"lab2": dict(hosts["lab2"], failed_earlier=True)}, [])["hosts"]["lab2"]["status"] == "unreachable"
+    plain = rpt.build_report({"lab1": hosts["lab1"]}, validation())["hosts"]["lab1"]
+    assert plain == rpt.build_report({"lab1": dict(hosts["lab1"], failed_earlier=False)}, validation())["hosts"]["lab1"]
 
 
 def test_gpudirect_view_from_derived_topology(hosts):
