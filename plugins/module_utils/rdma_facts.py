@@ -30,6 +30,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import fnmatch
+import json
 import os
 import re
 
@@ -86,6 +87,14 @@ _RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*Gb/sec")
 # phys_port_name of switchdev representors (pf0vf3, c1pf0sf2, pf0hpf); uplinks are p0/p1.
 _REPRESENTOR_RE = re.compile(r"(?:pf|vf|sf)\d")
 _NATURAL_RE = re.compile(r"(\d+)")
+
+# Big hosts (SR-IOV: hundreds of VF devices) are read by several processes at
+# once, one contiguous share of the devices each: the time goes into system
+# calls, which run in parallel on several CPUs (Python threads would serialise
+# on the interpreter lock around each of the thousands of calls). Below this
+# many devices per process, forking costs more than it saves.
+PARALLEL_MIN_DEVICES_PER_WORKER = 32
+PARALLEL_MAX_WORKERS = 8
 
 
 class RdmaFactsError(Exception):
@@ -162,8 +171,10 @@ def validate_options(sysfs_path, devices=None, gather_subset=None):
 class RdmaFactsGatherer(object):
     """Read one host's RDMA facts. Use :meth:`gather` once per instance."""
 
-    def __init__(self, sysfs_path="/sys", devices=None, gather_subset=None):
+    def __init__(self, sysfs_path="/sys", devices=None, gather_subset=None, workers=None):
+        """``workers``: processes reading the devices; None = by device and CPU count (:func:`default_workers`)."""
         self.tree = SysfsTree(sysfs_path)
+        self.workers = workers
         self.root = os.path.dirname(self.tree.sysfs) or "/"
         self.patterns = list(devices) if devices else None
         subset = set(gather_subset or DEFAULT_GATHER_SUBSET)
@@ -184,7 +195,7 @@ class RdmaFactsGatherer(object):
         self._rdma_cm_devices = set(tree.listdir(cm_dir))
         self._rdma_cm_fd = tree.open_dir(cm_dir) if self._rdma_cm_devices else None
         try:
-            devices = [self._device(n) for n in names]
+            devices = self._devices(names)
         finally:
             if self._rdma_cm_fd is not None:
                 os.close(self._rdma_cm_fd)
@@ -197,6 +208,85 @@ class RdmaFactsGatherer(object):
             "modules": modules,
             "stack": self._stack(modules, bool(all_names)),
         }
+
+    def _devices(self, names):
+        """The facts of the devices ``names``, in order; shares read by forked workers on big hosts.
+
+        Each worker (a fork of this process: same state, no new interpreter)
+        reads its share and sends it back as JSON through a pipe; this process
+        reads the first share meanwhile. A worker that fails, for any reason,
+        has its share read again here, so the result never depends on it.
+        """
+        workers = self.workers if self.workers is not None else default_workers(len(names))
+        workers = max(1, min(workers, len(names)))
+        if workers == 1 or not hasattr(os, "fork"):
+            return [self._device(n) for n in names]
+        size = -(-len(names) // workers)
+        shares = [names[i:i + size] for i in range(0, len(names), size)]
+        children = []  # (share, pid, read end of its pipe), not collected yet
+        try:
+            local = [shares[0]]
+            for share in shares[1:]:
+                child = self._fork_worker(share)
+                if child is None:  # no fork (process limit): read that share here
+                    local.append(share)
+                else:
+                    children.append((share,) + child)
+            results = [self._device(n) for share in local for n in share]
+            while children:
+                share, pid, rfd = children.pop(0)
+                results.extend(self._collect_worker(share, pid, rfd))
+        finally:
+            for dummy, pid, rfd in children:  # only after an error above
+                _close_quietly(rfd)
+                _reap(pid)
+        by_name = dict((d["name"], d) for d in results)
+        return [by_name[n] for n in names]
+
+    def _fork_worker(self, share):
+        """Start a worker reading ``share``; (pid, read end of its pipe), or None when it cannot fork."""
+        rfd, wfd = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(rfd)
+            os.close(wfd)
+            return None
+        if pid == 0:  # the worker: read the share, write JSON, exit without cleanup handlers
+            status = 1  # whatever fails (it raises), the worker exits 1 and its share is read again
+            try:
+                os.close(rfd)
+                data = json.dumps([self._device(n) for n in share]).encode("utf-8")
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(wfd, view):]
+                status = 0
+            finally:
+                os._exit(status)  # pylint: disable=protected-access
+        os.close(wfd)
+        return pid, rfd
+
+    def _collect_worker(self, share, pid, rfd):
+        """A worker's devices; its share read here instead when it failed."""
+        chunks = []
+        status = None
+        try:
+            while True:
+                chunk = os.read(rfd, 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os.close(rfd)
+            status = _reap(pid)
+        if status == 0:
+            try:
+                devices = json.loads(b"".join(chunks).decode("utf-8"))
+                if isinstance(devices, list) and [d.get("name") for d in devices] == list(share):
+                    return devices
+            except (ValueError, AttributeError):
+                pass
+        return [self._device(n) for n in share]
 
     def _wanted(self, name):
         if self.patterns is None:
@@ -575,7 +665,33 @@ class RdmaFactsGatherer(object):
         return {"flavor": "none", "version": None}
 
 
-def gather_rdma_facts(sysfs_path="/sys", devices=None, gather_subset=None):
+def default_workers(device_count):
+    """Processes for reading ``device_count`` devices: one per CPU this process may use, and per
+    :data:`PARALLEL_MIN_DEVICES_PER_WORKER` devices, at most :data:`PARALLEL_MAX_WORKERS`."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, device_count // PARALLEL_MIN_DEVICES_PER_WORKER, PARALLEL_MAX_WORKERS))
+
+
+def _close_quietly(fd):
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _reap(pid):
+    """Wait for a worker; its exit status, or None when it was already reaped."""
+    try:
+        dummy, status = os.waitpid(pid, 0)
+    except OSError:
+        return None
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
+
+
+def gather_rdma_facts(sysfs_path="/sys", devices=None, gather_subset=None, workers=None):
     """Validate the options and return the ``rdma`` facts dict."""
     validate_options(sysfs_path, devices, gather_subset)
-    return RdmaFactsGatherer(sysfs_path, devices, gather_subset).gather()
+    return RdmaFactsGatherer(sysfs_path, devices, gather_subset, workers).gather()

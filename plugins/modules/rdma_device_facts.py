@@ -82,6 +82,9 @@ options:
 notes:
   - Reading a GID table costs one file read per slot (mlx5 has 255 slots per port, rxe 1024); the
     module reads each file once and opens files relative to their folder.
+  - On hosts with many RDMA devices (SR-IOV VFs) and several CPUs, shares of the devices are read by forked
+    copies of the module process at once (one per CPU and per 32 devices, at most 8), each sending its devices
+    back through a pipe; a copy that fails has its share read again by the module. Nothing else is run.
   - "C(roce_v2_ipv4_gid_index) is the lowest GID index whose type is RoCE v2, whose address is IPv4 and
     whose netdev is the port's own netdev: the value C(NCCL_IB_GID_INDEX) needs."
 seealso:

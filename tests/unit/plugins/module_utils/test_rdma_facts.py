@@ -1053,3 +1053,96 @@ def test_gatherer_runs_no_subprocess(monkeypatch):
     assert gather_rdma_facts(fixture_sys("derived_roce_mlx5_ofed"))["devices"][0]["name"] == "mlx5_0"
     with open(rdma_facts.__file__) as f:
         assert not re.search(r"^\s*(import|from)\s+(subprocess|os\.system)", f.read(), re.M)
+
+
+# --------------------------------------------------------------------------
+# Big hosts: devices read by forked workers (real fork, real pipes)
+# --------------------------------------------------------------------------
+def _open_fds():
+    return sorted(os.listdir("/proc/self/fd"))
+
+
+def _no_children_left():
+    """True when this process has no child (running or zombie) left."""
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+@pytest.fixture(name="big_host", scope="module")
+def fixture_big_host(tmp_path_factory):
+    """The large synthetic host of benchmarks/facts.py (80 devices, SR-IOV VFs, VLANs, rdma_cm)."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_facts", os.path.join(HERE, "..", "..", "..", "..", "benchmarks", "facts.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    sys_root = str(tmp_path_factory.mktemp("big") / "sys")
+    bench.build_host(sys_root)
+    return sys_root
+
+
+@pytest.mark.parametrize("workers", [2, 3, 7, 200])
+def test_workers_give_the_same_facts(big_host, workers):
+    fds = _open_fds()
+    for subset in (["min"], ["counters"]):
+        sequential = gather_rdma_facts(big_host, gather_subset=subset, workers=1)
+        assert len(sequential["devices"]) == 80
+        assert gather_rdma_facts(big_host, gather_subset=subset, workers=workers) == sequential
+    assert _open_fds() == fds and _no_children_left()
+
+
+def test_workers_on_a_small_tree():
+    sys_root = fixture_sys("derived_gpu_nic_topology")
+    assert gather_rdma_facts(sys_root, workers=4) == gather_rdma_facts(sys_root, workers=1)
+
+
+def test_workers_see_the_kernel_refusals(big_host, monkeypatch):
+    """The EINVAL double is in place in the forked workers too (they are copies of this process)."""
+    clean = gather_rdma_facts(big_host, workers=1)
+    last = clean["devices"][-1]["name"]  # read by the last worker
+    refused = [os.path.join(big_host, "class", "infiniband", last, "ports", "1", "gid_attrs", "types", "0")]
+    KernelRefusals(monkeypatch, refused, errno.EINVAL)
+    facts = gather_rdma_facts(big_host, workers=4)
+    assert facts == gather_rdma_facts(big_host, workers=1) != clean
+    assert [g["index"] for g in port_of(facts, last)["gids"]] == [g["index"] for g in port_of(clean, last)["gids"]][1:]
+
+
+def test_a_failing_worker_has_its_share_read_here(big_host, monkeypatch):
+    sys_root = big_host
+    expected = gather_rdma_facts(sys_root, workers=1)
+    parent = os.getpid()
+    real_device = rdma_facts.RdmaFactsGatherer._device
+
+    def device_failing_in_workers(self, name):
+        if os.getpid() != parent:
+            raise RuntimeError("a worker dies")
+        return real_device(self, name)
+
+    monkeypatch.setattr(rdma_facts.RdmaFactsGatherer, "_device", device_failing_in_workers)
+    fds = _open_fds()
+    assert gather_rdma_facts(sys_root, workers=4) == expected
+    assert _open_fds() == fds and _no_children_left()
+
+
+def test_no_fork_means_reading_everything_here(big_host, monkeypatch):
+    sys_root = big_host
+    expected = gather_rdma_facts(sys_root, workers=1)
+
+    def no_fork():
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    fds = _open_fds()
+    assert gather_rdma_facts(sys_root, workers=4) == expected
+    assert _open_fds() == fds
+
+
+def test_default_workers_follow_devices_and_cpus(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    assert [rdma_facts.default_workers(n) for n in (0, 1, 31, 63, 64, 80, 1000)] == [1, 1, 1, 1, 2, 2, 2]
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)))
+    assert [rdma_facts.default_workers(n) for n in (31, 96, 1000)] == [1, 3, 8]
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert rdma_facts.default_workers(1000) == 1
