@@ -41,7 +41,7 @@ options:
     description:
       - Per-host input, keyed by inventory host name. Each value may hold C(reachable) (bool, default true),
         C(failed_earlier) (bool, default false; a task failed on the host earlier in the run, so its later stages
-        did not run: the report marks it C(failed)),
+        did not run, and the report marks it C(failed)),
         C(message) (why a host is unreachable or anything else worth saying), C(facts_source) (C(live) or C(cache)),
         C(rdma) (the C(ansible_facts.rdma) dictionary), C(gpudirect) (the C(ansible_facts.gpudirect) dictionary) and
         C(qos) (a dictionary keyed by netdev of QoS settings, each optionally with C(problems), a list of sentences).
@@ -114,8 +114,8 @@ changed_files:
   sample: [json, md, html]
 summary:
   description:
-    - Counts over the fleet. C(hosts), C(reachable), C(unreachable) (host names), C(failed) (host names: failed
-      earlier in the run), C(hosts_with_problems) (host names),
+    - Counts over the fleet. C(hosts), C(reachable), C(unreachable) (host names), C(failed) (names of the hosts that
+      failed earlier in the run), C(hosts_with_problems) (host names),
       C(devices), C(ports), C(ports_active), C(gpu_hosts), C(gpudirect_ready), C(validation) (C(total), C(passed),
       C(failed), C(not_run)) and C(ok) (no problem and no failed test).
   returned: always
