@@ -29,9 +29,6 @@ ABSENT_ERRNOS = frozenset(
     )
 )
 
-# Opening a name that is not there (``ENOTDIR``: a file where a folder was expected).
-_END_OF_SERIES = frozenset((errno.ENOENT, errno.ENOTDIR))
-
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 # One read() returns a whole sysfs attribute (PAGE_SIZE at most; larger files loop).
 _ATTR_READ_SIZE = 4096
@@ -113,7 +110,7 @@ class SysfsTree(object):
         on rxe), and the facts gatherer reads all of them. ``names`` may hold
         sub-paths (``gid_attrs/types/3``). Same absent-tolerance as
         :meth:`read`. With ``until_missing`` the list ends at the first name
-        that does not exist (see :meth:`read_series`); otherwise it has one
+        that cannot be opened (see :meth:`read_series`); otherwise it has one
         entry per name.
         """
         values = []
@@ -124,7 +121,10 @@ class SysfsTree(object):
             try:
                 fd = os_open(name, rdonly, dir_fd=dfd)
             except (IOError, OSError) as e:
-                if until_missing and e.errno in _END_OF_SERIES:
+                if until_missing and e.errno in ABSENT_ERRNOS:
+                    # The series ends (ENOENT), or none of it can be opened (EACCES on the
+                    # folder: every further open would fail too). The kernel refuses an
+                    # empty slot at read(), not at open().
                     break
                 if e.errno in ABSENT_ERRNOS:
                     append(None)

@@ -833,6 +833,22 @@ def test_sysfs_read_at_and_read_series(tmp_path, monkeypatch):
         os.close(dfd)
     assert tree.open_dir(str(tmp_path / "absent")) is None
     assert tree.open_dir(str(port / "state")) is None  # a file, not a folder
+    # A folder that cannot be searched (EACCES at open): one refused open ends the series.
+    monkeypatch.undo()
+    real_open, calls = os.open, []
+
+    def refusing_open(path, flags, mode=0o777, *, dir_fd=None):
+        if str(path).startswith("gids/"):
+            calls.append(path)
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "open", refusing_open)
+    dfd = tree.open_dir(str(port))
+    try:
+        assert tree.read_series(dfd, "gids/") == [] and calls == ["gids/0"]
+    finally:
+        os.close(dfd)
 
 
 # --------------------------------------------------------------------------
