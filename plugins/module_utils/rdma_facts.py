@@ -75,6 +75,8 @@ _DEVICE_ATTRS = ("node_type", "node_guid", "sys_image_guid", "fw_ver", "board_id
 _PORT_ATTRS = ("state", "phys_state", "link_layer", "rate")
 _IB_PORT_ATTRS = ("lid", "sm_lid")
 _PCI_ATTRS = ("vendor", "device", "numa_node", "sriov_totalvfs")
+# The same, read from the RDMA device's folder through its `device` link.
+_PCI_VIA_DEVICE_LINK = tuple("device/" + a for a in _PCI_ATTRS)
 # Read for every netdev the gatherer looks at; the rest only to tell several
 # netdevs of one PCI function apart.
 _NETDEV_ATTRS = ("mtu", "dev_port")
@@ -269,7 +271,6 @@ class RdmaFactsGatherer(object):
     def _collect_worker(self, share, pid, rfd):
         """A worker's devices; its share read here instead when it failed."""
         chunks = []
-        status = None
         try:
             while True:
                 chunk = os.read(rfd, 1 << 16)
@@ -302,18 +303,9 @@ class RdmaFactsGatherer(object):
         pci_dir = tree.readlink(os.path.join(dev_dir, "device"))
         # One descriptor for the device folder: its attributes, and those of
         # its PCI function through the `device` link, are opened relative to it.
-        dfd = tree.open_dir(dev_dir)
-        try:
-            if pci_dir is None:
-                # rxe names its netdev in `parent`; PCI devices have no such file.
-                names = _DEVICE_ATTRS + ("parent",)
-            else:
-                names = _DEVICE_ATTRS + tuple("device/" + a for a in _PCI_ATTRS)
-            values = tree.read_at(dfd, names) if dfd is not None else [None] * len(names)
-        finally:
-            if dfd is not None:
-                os.close(dfd)
-        attrs = dict(zip(names, values))
+        # rxe names its netdev in `parent`; PCI devices have no such file.
+        extra = ("parent",) if pci_dir is None else _PCI_VIA_DEVICE_LINK
+        attrs = tree.read_attrs(dev_dir, _DEVICE_ATTRS + extra)
         node_type, dummy = parse_id_text(attrs["node_type"])
         virtual = (os.sep + os.path.join("devices", "virtual") + os.sep) in dev_dir
         parent = _text(attrs.get("parent"))
@@ -386,7 +378,7 @@ class RdmaFactsGatherer(object):
             return
         info["pci_address"] = os.path.basename(pci_fn).lower()
         if pci_fn == pci_dir:
-            attrs = dict((a, dev_attrs["device/" + a]) for a in _PCI_ATTRS)
+            attrs = dict(zip(_PCI_ATTRS, (dev_attrs[a] for a in _PCI_VIA_DEVICE_LINK)))
         else:  # auxiliary device: the PCI function is a folder above its `device` link
             attrs = tree.read_attrs(pci_fn, _PCI_ATTRS)
         info["vendor_id"] = _text(attrs["vendor"])
@@ -411,17 +403,18 @@ class RdmaFactsGatherer(object):
         port_dir = os.path.join(dev_dir, "ports", str(number))
         # The port's attributes and GID table are opened relative to its folder's descriptor.
         attrs, lids, gids = dict.fromkeys(_PORT_ATTRS), dict.fromkeys(_IB_PORT_ATTRS), []
+        link_layer = None
         if pfd is not None:
             try:
                 attrs = dict(zip(_PORT_ATTRS, tree.read_at(pfd, _PORT_ATTRS)))
-                if _text(attrs["link_layer"]) == "InfiniBand":
+                link_layer = _text(attrs["link_layer"])
+                if link_layer == "InfiniBand":
                     lids = dict(zip(_IB_PORT_ATTRS, tree.read_at(pfd, _IB_PORT_ATTRS)))
-                gids = self._gids(pfd, port_dir, _text(attrs["link_layer"]), iwarp)
+                gids = self._gids(pfd, port_dir, link_layer, iwarp)
             finally:
                 os.close(pfd)
         state, state_id = parse_id_text(attrs["state"])
         phys_state, phys_state_id = parse_id_text(attrs["phys_state"])
-        link_layer = _text(attrs["link_layer"])
         rate = _text(attrs["rate"])
 
         netdev = self._port_netdev(number, pci_dir, parent, gids)

@@ -151,7 +151,7 @@ class SysfsTree(object):
 
     @classmethod
     def read_series(cls, dfd, prefix, limit=65536):
-        """Texts (or None) of ``<prefix>0``, ``<prefix>1``, ... relative to ``dfd``, up to the first that does not exist.
+        """Texts (or None) of ``<prefix>0``, ``<prefix>1``, ... relative to ``dfd``, up to the first that cannot be opened.
 
         For tables the kernel numbers without gaps (``gids/<i>``: one file per
         slot of the port's GID table, empty slots included): one failed open
