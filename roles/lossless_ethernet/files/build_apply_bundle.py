@@ -26,7 +26,9 @@ reports no change. Prints ``changed`` when it (re)wrote ``--out``, else ``ok``.
 from __future__ import absolute_import, division, print_function
 
 import argparse
+import hashlib
 import io
+import json
 import os
 import sys
 import zipfile
@@ -101,10 +103,14 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     blob = build(collect(os.path.abspath(args.collection_root), args.module, args.main), args.interpreter)
+    # The role compares the SHA-1 with the installed copy (host_state) before
+    # it copies: the bundle is byte-for-byte reproducible, so an unchanged
+    # collection costs no copy on a host that has it.
+    sha1 = hashlib.sha1(blob).hexdigest()
     try:
         with open(args.out, "rb") as f:
             if f.read() == blob:
-                print("ok")
+                print(json.dumps({"status": "ok", "sha1": sha1}))
                 return 0
     except (IOError, OSError):
         pass
@@ -113,7 +119,7 @@ def main(argv=None):
         f.write(blob)
     os.chmod(tmp, 0o755)
     os.rename(tmp, args.out)
-    print("changed")
+    print(json.dumps({"status": "changed", "sha1": sha1}))
     return 0
 
 

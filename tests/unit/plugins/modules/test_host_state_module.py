@@ -1,0 +1,91 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for the host_state module and the path_differs filter.
+
+The module runs in-process through AnsibleModule with patched arguments on
+real files under pytest's tmp_path; the filter is checked against the records
+the module returned, so the pair is tested as the roles use it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import os
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.rdma.fabric.plugins.filter.path_differs import path_differs
+from ansible_collections.rdma.fabric.plugins.modules import host_state
+
+
+class ExitJson(Exception):
+    pass
+
+
+class FailJson(Exception):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def module_exits(monkeypatch):
+    def exit_json(self, **kwargs):
+        raise ExitJson(kwargs)
+
+    def fail_json(self, **kwargs):
+        raise FailJson(kwargs)
+
+    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
+
+
+def run_module(args):
+    with patch_module_args(args):
+        with pytest.raises((ExitJson, FailJson)) as exc:
+            host_state.main()
+    return exc.type is ExitJson, exc.value.args[0]
+
+
+def test_reads_paths_and_changes_nothing(tmp_path):
+    f = tmp_path / "x.conf"
+    f.write_text(u"a=1\n")
+    os.chmod(str(f), 0o644)
+    before = sorted(os.listdir(str(tmp_path)))
+    ok, result = run_module({"paths": [str(f), str(tmp_path), str(tmp_path / "gone")], "_ansible_check_mode": True,
+                             "_ansible_diff": True})
+    assert ok and result["changed"] is False and result["units"] == {}
+    assert result["diff"] == {"before": {}, "after": {}}
+    rec = result["paths"][str(f)]
+    assert rec["sha1"] == hashlib.sha1(b"a=1\n").hexdigest() and rec["mode"] == "0644"
+    assert result["paths"][str(tmp_path)]["entries"] == ["x.conf"]
+    assert result["paths"][str(tmp_path / "gone")] == {"exists": False}
+    assert sorted(os.listdir(str(tmp_path))) == before
+    # As the roles use it: the record says the same content and mode need no write...
+    assert not path_differs(rec, sha1=hashlib.sha1(b"a=1\n").hexdigest(), mode="0644")
+    # ...and other content, a missing file, or a file where a folder is wanted do.
+    assert path_differs(rec, sha1=hashlib.sha1(b"a=2\n").hexdigest(), mode="0644")
+    assert path_differs(result["paths"][str(tmp_path / "gone")], sha1=rec["sha1"])
+    assert path_differs(rec, state="directory")
+
+
+def test_relative_path_rejected_before_reading():
+    ok, result = run_module({"paths": ["etc/passwd"]})
+    assert not ok and "paths" in result["msg"] and "absolute" in result["msg"] and "etc/passwd" in result["msg"]
+
+
+def test_bad_unit_name_rejected():
+    ok, result = run_module({"units": ["--root=/tmp"]})
+    assert not ok and result["msg"].startswith("units:") and "--root=/tmp" in result["msg"]
+
+
+def test_filter_rejects_bad_input():
+    with pytest.raises(AnsibleFilterError, match="state must be one of file, directory, absent"):
+        path_differs({"exists": False}, state="link")
+    with pytest.raises(AnsibleFilterError, match="one record of host_state"):
+        path_differs("/etc/x")
+    with pytest.raises(AnsibleFilterError, match="octal"):
+        path_differs({"exists": True, "type": "file", "mode": "0644"}, mode="rw-r--r--")
