@@ -15,20 +15,10 @@ import stat
 
 import pytest
 
-from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.rdma.fabric.plugins.modules import fabric_report as module_under_test
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "fabric")
-
-
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
 
 
 def load(name):
@@ -37,23 +27,9 @@ def load(name):
 
 
 @pytest.fixture(name="run")
-def fixture_run(monkeypatch):
-    def exit_json(self, **kwargs):
-        kwargs.setdefault("changed", False)
-        raise ExitJson(kwargs)
-
-    def fail_json(self, **kwargs):
-        kwargs["failed"] = True
-        raise FailJson(kwargs)
-
-    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
-
+def fixture_run(run_main):
     def run(**args):
-        with patch_module_args(args):
-            with pytest.raises((ExitJson, FailJson)) as caught:
-                module_under_test.main()
-        return caught.value.args[0]
+        return run_main(module_under_test.main, args)[1]
 
     return run
 

@@ -21,7 +21,6 @@ import struct
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.rdma.fabric.plugins.module_utils import gpudirect as gd
 from ansible_collections.rdma.fabric.plugins.module_utils.pci import find_ext_capability
@@ -34,14 +33,6 @@ from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHARED = os.path.join(HERE, "..", "..", "fixtures", "sysfs", "derived_gpu_nic_topology")
-
-
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
 
 
 class FakeKernel(object):
@@ -82,21 +73,11 @@ class FakeKernel(object):
 
 
 @pytest.fixture(name="run")
-def fixture_run(monkeypatch, tmp_path):
+def fixture_run(monkeypatch, tmp_path, run_main):
     """run(builder, **args) -> (result, FakeKernel); raises on nothing, returns failures too."""
     load_file = str(tmp_path / "etc" / "modules-load.d" / "rdma-fabric-gpudirect.conf")
     monkeypatch.setattr(gd, "MODULES_LOAD_FILE", load_file)
 
-    def exit_json(self, **kwargs):
-        kwargs.setdefault("changed", False)
-        raise ExitJson(kwargs)
-
-    def fail_json(self, **kwargs):
-        kwargs["failed"] = True
-        raise FailJson(kwargs)
-
-    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
     monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: "/usr/sbin/" + name)
 
     def run(builder, fail_on=None, **args):
@@ -104,10 +85,7 @@ def fixture_run(monkeypatch, tmp_path):
         monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kw: kernel.run_command(argv))
         params = dict(sysfs_path=builder.sys, procfs_path=builder.proc)
         params.update(args)
-        with patch_module_args(params):
-            with pytest.raises((ExitJson, FailJson)) as caught:
-                module_under_test.main()
-        return caught.value.args[0], kernel
+        return run_main(module_under_test.main, params)[1], kernel
 
     run.load_file = load_file
     return run

@@ -16,41 +16,18 @@ import os
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.rdma.fabric.plugins.filter.path_differs import path_differs
 from ansible_collections.rdma.fabric.plugins.modules import host_state
 
 
-class ExitJson(Exception):
-    pass
+@pytest.fixture(name="run_module")
+def fixture_run_module(run_main):
+    """run_module(args) -> (ok, result), through the shared harness (conftest.py)."""
+    return lambda args: run_main(host_state.main, args)
 
 
-class FailJson(Exception):
-    pass
-
-
-@pytest.fixture(autouse=True)
-def module_exits(monkeypatch):
-    def exit_json(self, **kwargs):
-        raise ExitJson(kwargs)
-
-    def fail_json(self, **kwargs):
-        raise FailJson(kwargs)
-
-    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
-
-
-def run_module(args):
-    with patch_module_args(args):
-        with pytest.raises((ExitJson, FailJson)) as exc:
-            host_state.main()
-    return exc.type is ExitJson, exc.value.args[0]
-
-
-def test_reads_paths_and_changes_nothing(tmp_path):
+def test_reads_paths_and_changes_nothing(tmp_path, run_module):
     f = tmp_path / "x.conf"
     f.write_text(u"a=1\n")
     os.chmod(str(f), 0o644)
@@ -72,12 +49,12 @@ def test_reads_paths_and_changes_nothing(tmp_path):
     assert path_differs(rec, state="directory")
 
 
-def test_relative_path_rejected_before_reading():
+def test_relative_path_rejected_before_reading(run_module):
     ok, result = run_module({"paths": ["etc/passwd"]})
     assert not ok and "paths" in result["msg"] and "absolute" in result["msg"] and "etc/passwd" in result["msg"]
 
 
-def test_bad_unit_name_rejected():
+def test_bad_unit_name_rejected(run_module):
     ok, result = run_module({"units": ["--root=/tmp"]})
     assert not ok and result["msg"].startswith("units:") and "--root=/tmp" in result["msg"]
 

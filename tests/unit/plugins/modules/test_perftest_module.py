@@ -17,7 +17,6 @@ import os
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.rdma.fabric.plugins.module_utils import perftest as pt
 from ansible_collections.rdma.fabric.plugins.modules import perftest as module_under_test
@@ -28,14 +27,6 @@ FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", 
 def capture(name):
     with open(os.path.join(FIXTURES, name)) as f:
         return f.read()
-
-
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
 
 
 class LabReplay(object):
@@ -53,17 +44,7 @@ class LabReplay(object):
 
 
 @pytest.fixture(name="run")
-def fixture_run(monkeypatch):
-    def exit_json(self, **kwargs):
-        kwargs.setdefault("changed", False)
-        raise ExitJson(kwargs)
-
-    def fail_json(self, **kwargs):
-        kwargs["failed"] = True
-        raise FailJson(kwargs)
-
-    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
+def fixture_run(monkeypatch, run_main):
     missing = set()
     monkeypatch.setattr(basic.AnsibleModule, "get_bin_path",
                         lambda self, name, required=False, opt_dirs=None: None if name in missing else "/usr/bin/" + name)
@@ -72,10 +53,7 @@ def fixture_run(monkeypatch):
     def run(replies=(), **args):
         replay = LabReplay(replies)
         monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kw: replay.run_command(argv))
-        with patch_module_args(args):
-            with pytest.raises((ExitJson, FailJson)) as caught:
-                module_under_test.main()
-        return caught.value.args[0], replay
+        return run_main(module_under_test.main, args)[1], replay
 
     run.missing = missing
     return run

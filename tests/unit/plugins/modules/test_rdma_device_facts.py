@@ -14,8 +14,6 @@ import os
 
 import pytest
 
-from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
 from ansible_collections.rdma.fabric.plugins.modules import rdma_device_facts
@@ -23,38 +21,17 @@ from ansible_collections.rdma.fabric.plugins.modules import rdma_device_facts
 SYSFS_FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "sysfs"))
 
 
-class ExitJson(Exception):
-    pass
-
-
-class FailJson(Exception):
-    pass
-
-
-@pytest.fixture(autouse=True)
-def module_exits(monkeypatch):
-    def exit_json(self, **kwargs):
-        raise ExitJson(kwargs)
-
-    def fail_json(self, **kwargs):
-        raise FailJson(kwargs)
-
-    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
-
-
-def run_module(args):
-    with patch_module_args(args):
-        with pytest.raises((ExitJson, FailJson)) as exc:
-            rdma_device_facts.main()
-    return exc.type is ExitJson, exc.value.args[0]
+@pytest.fixture(name="run_module")
+def fixture_run_module(run_main):
+    """run_module(args) -> (ok, result), through the shared harness (conftest.py)."""
+    return lambda args: run_main(rdma_device_facts.main, args)
 
 
 def fixture_sys(name):
     return os.path.join(SYSFS_FIXTURES, name, "sys")
 
 
-def test_returns_facts_unchanged():
+def test_returns_facts_unchanged(run_module):
     ok, result = run_module({"sysfs_path": fixture_sys("derived_roce_mlx5_ofed")})
     assert ok and result["changed"] is False
     rdma = result["ansible_facts"]["rdma"]
@@ -65,14 +42,14 @@ def test_returns_facts_unchanged():
     json.dumps(result)  # serialisable as the module's output
 
 
-def test_check_and_diff_mode():
+def test_check_and_diff_mode(run_module):
     ok, result = run_module({"sysfs_path": fixture_sys("derived_rxe"), "_ansible_check_mode": True, "_ansible_diff": True})
     assert ok and result["changed"] is False
     assert result["diff"] == {"before": {}, "after": {}}
     assert result["ansible_facts"]["rdma"]["devices"][0]["name"] == "rxe0"
 
 
-def test_devices_and_gather_subset():
+def test_devices_and_gather_subset(run_module):
     ok, result = run_module({"sysfs_path": fixture_sys("derived_roce_mlx5_ofed"), "devices": ["rxe*"]})
     assert ok and result["ansible_facts"]["rdma"]["devices"] == []
     assert result["ansible_facts"]["rdma"]["stack"]["flavor"] == "inbox"
@@ -87,7 +64,7 @@ def test_devices_and_gather_subset():
     ({"devices": [""]}, "devices: every entry must be a non-empty device name glob"),
     ({"gather_subset": ["hardware"]}, "gather_subset"),
 ])
-def test_bad_input_fails_naming_the_parameter(args, message):
+def test_bad_input_fails_naming_the_parameter(args, message, run_module):
     ok, result = run_module(args)
     assert not ok
     assert message in result["msg"]
@@ -95,7 +72,7 @@ def test_bad_input_fails_naming_the_parameter(args, message):
         assert "all, min, counters" in result["msg"]
 
 
-def test_host_without_rdma_is_not_an_error():
+def test_host_without_rdma_is_not_an_error(run_module):
     ok, result = run_module({"sysfs_path": fixture_sys("procfs_net_eth0_ecn")})
     assert ok and result["ansible_facts"]["rdma"]["devices"] == []
     assert result["ansible_facts"]["rdma"]["stack"] == {"flavor": "none", "version": None}
