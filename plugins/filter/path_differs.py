@@ -77,8 +77,6 @@ def path_differs(record, state="file", sha1=None, mode=None, owner=None, group=N
     """See DOCUMENTATION."""
     if not isinstance(record, dict):
         raise AnsibleFilterError("path_differs: the input must be one record of host_state's paths, got %r" % (record,))
-    if state not in ("file", "directory", "absent"):
-        raise AnsibleFilterError("path_differs: state must be one of file, directory, absent; got %r" % (state,))
     try:
         return _path_differs(
             record, state=state,
@@ -88,7 +86,7 @@ def path_differs(record, state="file", sha1=None, mode=None, owner=None, group=N
             group=to_text(group) if group is not None else None,
         )
     except ValueError as e:
-        raise AnsibleFilterError("path_differs: mode must be an octal string such as 0644; %s" % e)
+        raise AnsibleFilterError("path_differs: %s" % e)
 
 
 class FilterModule(object):

@@ -90,12 +90,20 @@ def read_path(path, checksum=True, chunk=65536):
     return rec
 
 
+def _octal(mode):
+    try:
+        return int(str(mode), 8)
+    except ValueError:
+        raise ValueError("mode must be an octal string such as 0644; got %r" % (mode,))
+
+
 def path_differs(rec, state="file", sha1=None, mode=None, owner=None, group=None):
     """True when a write task that makes ``state`` (file, directory, absent) would change ``rec``.
 
     Only the fields given are compared; a record that could not be read
     always differs (the write task then decides). ``mode`` is compared as
-    an octal string (``"0644"`` and ``"644"`` are the same).
+    an octal string (``"0644"`` and ``"644"`` are the same). Raises
+    ValueError, naming the argument, for a state or mode it cannot use.
     """
     if state == "absent":
         return bool(rec.get("exists"))
@@ -107,7 +115,7 @@ def path_differs(rec, state="file", sha1=None, mode=None, owner=None, group=None
         return True
     if sha1 is not None and state == "file" and rec.get("sha1") != sha1.lower():
         return True
-    if mode is not None and int(str(mode), 8) != int(rec.get("mode", "-1"), 8):
+    if mode is not None and _octal(mode) != _octal(rec.get("mode", "-1")):
         return True
     if owner is not None and rec.get("owner") != owner:
         return True

@@ -20,7 +20,9 @@ without a second copy of its logic:
 
 The zip is deterministic (sorted entries, fixed timestamps and modes), so an
 unchanged collection gives byte-identical output and the copy to the host
-reports no change. Prints ``changed`` when it (re)wrote ``--out``, else ``ok``.
+reports no change. Prints one JSON line: ``status`` (``changed`` when it
+(re)wrote ``--out``, else ``ok``) and ``sha1``, the SHA-1 of the zip, which the
+role compares with the installed copy.
 """
 
 from __future__ import absolute_import, division, print_function
