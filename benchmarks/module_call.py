@@ -29,9 +29,10 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LAB = os.path.join(ROOT, "tools", "lab", "lab")
-ANSIBLE_PLAYBOOK = os.path.join(ROOT, ".venv", "bin", "ansible-playbook")
+# The playbook runner and the json callback's durations are converge.py's.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from converge import LAB, ROOT, playbook, seconds  # noqa: E402  pylint: disable=wrong-import-position
+
 HOOK = "/usr/local/lib/python3.11/dist-packages/rdma_lab_zip_pyc.pth"
 KINDS = ("command", "rdma_device_facts", "raw python3")
 
@@ -59,30 +60,19 @@ def run_round(inventory, calls, hook_on):
         f.write(playbook_text(calls, hook_on))
         path = f.name
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, "build", "collections"),
-               ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_CALLBACK_RESULT_FORMAT="json")
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, "build", "collections"))
     try:
-        proc = subprocess.run([ANSIBLE_PLAYBOOK, "-i", inventory, path], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=False)
+        _wall, rc, data, output = playbook(inventory, path, env, json_out=True)
     finally:
         os.unlink(path)
-    if proc.returncode != 0:
-        sys.exit("playbook failed (rc %d):\n%s%s" % (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:]))
-    seconds = dict((kind, []) for kind in KINDS)
-    for task in json.loads(proc.stdout)["plays"][0]["tasks"]:
-        name = task["task"]["name"]
-        kind = name.rsplit(" ", 1)[0]
-        if kind in seconds:
-            start, end = task["task"]["duration"]["start"], task["task"]["duration"]["end"]
-            seconds[kind].append(_seconds(end) - _seconds(start))
-    return dict((kind, sum(v) / len(v)) for kind, v in seconds.items() if v)
-
-
-def _seconds(stamp):
-    # ansible.posix.json: ISO 8601 in UTC, e.g. 2026-11-21T14:46:03.123456Z
-    clock = stamp.rstrip("Z").split("T")[1]
-    hours, minutes, secs = clock.split(":")
-    return int(hours) * 3600 + int(minutes) * 60 + float(secs)
+    if rc != 0 or data is None:
+        sys.exit("playbook failed (rc %d):\n%s" % (rc, output[-6000:]))
+    per_kind = dict((kind, []) for kind in KINDS)
+    for task in data["plays"][0]["tasks"]:
+        kind = task["task"]["name"].rsplit(" ", 1)[0]
+        if kind in per_kind:
+            per_kind[kind].append(seconds(task["task"]["duration"]))
+    return dict((kind, sum(v) / len(v)) for kind, v in per_kind.items() if v)
 
 
 def main():
