@@ -4,6 +4,7 @@
 #               run the main playbook, print where the report is, stop the lab
 #   make test   lint, ansible-test sanity, unit tests, the collection build, the
 #               Molecule scenarios of molecule/ci-scenarios.txt
+#   make test-all  the same checks and every Molecule scenario (molecule/*/)
 #
 # Everything below installs what it needs (pinned): system packages via apt
 # (tools/deps/apt-packages.txt), Python packages into .venv
@@ -24,7 +25,7 @@ export PATH := $(BIN):$(PATH)
 LAB        := $(ROOT)/tools/lab/lab
 
 .PHONY: help deps venv collection-link lint sanity unit host-checks molecule molecule-one-vm \
-        molecule-two-vm molecule-all test demo lab-image lab-up lab-down lab-status build clean
+        molecule-two-vm molecule-all test test-all demo lab-image lab-up lab-down lab-status build clean
 
 help:
 	@sed -n '1,10p' Makefile
@@ -85,6 +86,16 @@ test:
 	$(MAKE) --no-print-directory -j2 venv collection-link lab-image
 	$(MAKE) --no-print-directory -j2 --output-sync=target molecule-one-vm host-checks
 	$(MAKE) --no-print-directory molecule-two-vm
+
+# Everything: the host-side checks beside the one-VM scenarios, then every
+# other scenario (those make test leaves out for CI's time budget included).
+test-all:
+	$(MAKE) --no-print-directory -j2 venv collection-link lab-image
+	$(MAKE) --no-print-directory -j2 --output-sync=target molecule-all-one-vm host-checks
+	$(MAKE) --no-print-directory molecule-all-two-vm
+
+molecule-all-one-vm molecule-all-two-vm: molecule-all-%: venv collection-link lab-image
+	tools/lab/run-molecule-all --all $*
 
 host-checks:
 	$(MAKE) --no-print-directory lint sanity unit build

@@ -71,7 +71,7 @@ from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.six import string_types
 
-from ansible_collections.rdma.fabric.plugins.module_utils.dkms import parse_status, problems_for_kernel
+from ansible_collections.rdma.fabric.plugins.plugin_utils.dkms import parse_status, problems_for_kernel
 
 
 def dkms_status(output, kernel=None, required=None):

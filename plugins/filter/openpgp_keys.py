@@ -80,7 +80,7 @@ import binascii
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_bytes, to_text
 
-from ansible_collections.rdma.fabric.plugins.module_utils.openpgp import OpenPGPError, parse_keys
+from ansible_collections.rdma.fabric.plugins.plugin_utils.openpgp import OpenPGPError, parse_keys
 
 
 def openpgp_keys(data, encoding="auto"):

@@ -79,8 +79,8 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.module_utils.k8s_rdma import shared_dev_plugin_config
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_query import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_plugin_config
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
 
 
 def rdma_shared_dev_plugin_config(resources, facts, include_soft=False, periodic_update_interval=None):

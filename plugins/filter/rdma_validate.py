@@ -4,7 +4,7 @@
 """Filters for fabric validation: perftest_parse, validate_endpoint, validate_plan,
 validate_result, validate_summary.
 
-Thin wrappers over plugins/module_utils/perftest.py and fabric_validate.py;
+Thin wrappers over plugins/module_utils/perftest.py and plugins/plugin_utils/fabric_validate.py;
 documentation lives beside this file in <filter name>.yml.
 """
 
@@ -14,7 +14,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.module_utils import fabric_validate as fv
+from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
 from ansible_collections.rdma.fabric.plugins.module_utils import perftest as pt
 
 

@@ -39,11 +39,9 @@ from ansible_collections.rdma.fabric.plugins.module_utils.pci import (
     PciTopology,
     find_ext_capability,
     is_pci_address,
-    natural_key,
     read_u16,
 )
-
-SCHEMA_VERSION = 1
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION, natural_key
 
 NVIDIA_VENDOR = 0x10DE
 PCI_BASE_CLASS_DISPLAY = 0x03

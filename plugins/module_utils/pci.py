@@ -25,6 +25,8 @@ import os
 import re
 import struct
 
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import natural_key
+
 PCI_ADDRESS_RE = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
 # The nvidia-smi topo -m legend, nearest first.
@@ -48,11 +50,6 @@ PCI_EXT_CAP_START = 0x100
 def is_pci_address(name):
     """True for a PCI address in sysfs form (``0000:3b:00.0``, VMD ``10000:01:00.0``)."""
     return bool(name) and bool(PCI_ADDRESS_RE.match(name))
-
-
-def natural_key(text):
-    """Sort key that orders ``mlx5_2`` before ``mlx5_10``."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text or "")]
 
 
 def _to_int(text, base):

@@ -42,9 +42,12 @@ from ansible_collections.rdma.fabric.plugins.module_utils.gid import (
     normalise_gid,
     normalise_gid_type,
 )
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (  # noqa: F401 (re-exported)
+    SCHEMA_VERSION,
+    RdmaFactsError,
+    natural_key,
+)
 from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
-
-SCHEMA_VERSION = 1
 
 GATHER_SUBSETS = ("all", "min", "counters")
 DEFAULT_GATHER_SUBSET = ["min"]
@@ -88,7 +91,6 @@ _ID_TEXT_RE = re.compile(r"^\s*(\d+)\s*:\s*(.*?)\s*$")
 _RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*Gb/sec")
 # phys_port_name of switchdev representors (pf0vf3, c1pf0sf2, pf0hpf); uplinks are p0/p1.
 _REPRESENTOR_RE = re.compile(r"(?:pf|vf|sf)\d")
-_NATURAL_RE = re.compile(r"(\d+)")
 
 # Big hosts (SR-IOV: hundreds of VF devices) are read by several processes at
 # once, one contiguous share of the devices each: the time goes into system
@@ -97,15 +99,6 @@ _NATURAL_RE = re.compile(r"(\d+)")
 # many devices per process, forking costs more than it saves.
 PARALLEL_MIN_DEVICES_PER_WORKER = 32
 PARALLEL_MAX_WORKERS = 8
-
-
-class RdmaFactsError(Exception):
-    """Bad input (named parameter and allowed values in the message)."""
-
-
-def natural_key(name):
-    """Sort key putting mlx5_2 before mlx5_10."""
-    return [int(p) if p.isdigit() else p for p in _NATURAL_RE.split(name)]
 
 
 def parse_id_text(text):

@@ -29,7 +29,7 @@ try:
 except ImportError:  # pragma: no cover - Python 2 has no html module
     from cgi import escape as _html_escape
 
-SCHEMA_VERSION = 1
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION
 RELATIONS = ("X", "PIX", "PXB", "PHB", "NODE", "SYS")
 
 

@@ -41,7 +41,7 @@ BUILTIN_API_VERSIONS = ("v1", "apps/v1", "rbac.authorization.k8s.io/v1", "apiext
 
 def _collection_root():
     """The ansible_collections parent folder (the tests run from .../ansible_collections/rdma/fabric)."""
-    import ansible_collections.rdma.fabric.plugins.module_utils.nccl as mod
+    import ansible_collections.rdma.fabric.plugins.plugin_utils.nccl as mod
 
     path = os.path.dirname(mod.__file__)
     for dummy in range(5):
@@ -50,7 +50,7 @@ def _collection_root():
 
 
 def _repo_root():
-    import ansible_collections.rdma.fabric.plugins.module_utils.nccl as mod
+    import ansible_collections.rdma.fabric.plugins.plugin_utils.nccl as mod
 
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(mod.__file__))))
 

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/k8s_rdma.py: device-plugin selectors, node labels, CNI configs.
+"""Unit tests for plugin_utils/k8s_rdma.py: device-plugin selectors, node labels, CNI configs.
 
 Facts are the derived fixture hosts in tests/unit/fixtures/k8s/facts.
 """
@@ -14,8 +14,8 @@ import os
 import jsonschema
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import k8s_rdma
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_query import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.plugin_utils import k8s_rdma
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "k8s")
 

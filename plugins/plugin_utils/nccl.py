@@ -30,7 +30,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_query import (
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     RdmaFactsError,
     agreed_value,
     describe_ports,

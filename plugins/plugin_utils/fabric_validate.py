@@ -23,6 +23,7 @@ __metaclass__ = type
 import itertools
 
 from ansible_collections.rdma.fabric.plugins.module_utils.perftest import TESTS
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import port_kind
 
 TOPOLOGIES = ("ring", "all_pairs")
 DEFAULT_TESTS = ("rping", "ib_write_bw", "ib_send_lat")
@@ -44,14 +45,16 @@ def _gid_entry(port, index):
     return None
 
 
-def _port_score(port):
-    """Preference when no device/port is named: usable RoCE v2, then IB, then the rest."""
-    active = port.get("state") == "ACTIVE"
-    if active and port.get("link_layer") == "Ethernet" and port.get("roce_v2_ipv4_gid_index") is not None:
+def _port_score(dev, port):
+    """Preference when no device/port is named: usable RoCE v2, then IB, then iWARP, then the rest."""
+    if port.get("state") != "ACTIVE":
+        return 4
+    kind = port_kind(dev, port)
+    if kind == "roce" and port.get("roce_v2_ipv4_gid_index") is not None:
         return 0
-    if active and port.get("link_layer") == "InfiniBand":
+    if kind == "infiniband":
         return 1
-    if active:
+    if kind == "iwarp":
         return 2
     return 3
 
@@ -91,7 +94,7 @@ def select_endpoint(rdma, host=None, device=None, port=None, data_ip=None):
         for prt in _ports(dev):
             if port is not None and prt.get("number") != port:
                 continue
-            candidates.append((_port_score(prt), order, prt.get("number") or 0, dev, prt))
+            candidates.append((_port_score(dev, prt), order, prt.get("number") or 0, dev, prt))
     if not candidates:
         if device:
             ep["problems"].append("%s: %s has no port %s" % (label, device, port))

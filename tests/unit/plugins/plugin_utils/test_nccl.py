@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/nccl.py: NCCL environment from RDMA facts.
+"""Unit tests for plugin_utils/nccl.py: NCCL environment from RDMA facts.
 
 Facts are the derived fixture hosts in tests/unit/fixtures/k8s/facts (see the
 README there for what each one is derived from).
@@ -15,8 +15,8 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.nccl import nccl_conf, nccl_env
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_query import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import nccl_conf, nccl_env
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
 
 FACTS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "k8s", "facts")
 

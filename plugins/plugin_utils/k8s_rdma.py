@@ -24,7 +24,7 @@ import ipaddress
 import json
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_query import (
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     RdmaFactsError,
     agreed_value,
     describe_ports,

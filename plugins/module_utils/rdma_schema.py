@@ -1,12 +1,27 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, rdma.fabric developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Read-only queries over ``ansible_facts.rdma`` (facts schema version 1).
+"""The owner of the facts schema (``ansible_facts.rdma``, schema version 1).
 
-The facts are the single source of truth of the collection (see
-``docs``/DESIGN): filters and roles that turn them into configuration (NCCL
-environment, Kubernetes device-plugin selectors, node labels) all select
-ports through :func:`select_ports`, so "which ports count" is decided in one
+Everything that writes or reads the facts imports its names from here: the
+schema version, the error type, the sort order of device names and the one
+rule that says what kind of RDMA port a port is (:func:`port_kind`):
+
+* ``iwarp``: the device's node type is ``RNIC`` (iWARP NICs such as Intel
+  E810 in iWARP mode, Chelsio, Soft-iWARP ``siw``); its link layer reads
+  ``Ethernet`` too, but it is not RoCE: no PFC/ToS, and rdma_cm is required;
+* ``infiniband``: link layer ``InfiniBand``;
+* ``roce``: link layer ``Ethernet`` on any other node type (RoCE NICs, rxe);
+* ``None``: the link layer is unknown.
+
+Host-side code (modules) and controller-side code (filters, plugin_utils)
+both import this file, so it uses nothing but the standard library. The
+filter ``rdma.fabric.rdma_ports`` exposes :func:`ports` to roles and
+playbooks, so YAML never restates the rule.
+
+Filters and roles that turn facts into configuration (NCCL environment,
+Kubernetes device-plugin selectors, node labels) select usable ports
+through :func:`select_ports`, so "which ports count" is decided in one
 place:
 
 * only ports whose ``state`` is ``ACTIVE``;
@@ -30,16 +45,23 @@ import fnmatch
 import re
 
 SCHEMA_VERSION = 1
+_NATURAL_RE = re.compile(r"(\d+)")
 LINK_LAYERS = ("Ethernet", "InfiniBand")
 
 
+PORT_KINDS = ("roce", "infiniband", "iwarp")
+# Node type of iWARP devices, as the facts spell it (the text after "4: ").
+IWARP_NODE_TYPE = "RNIC"
+
+
 class RdmaFactsError(ValueError):
-    """Facts that cannot give the requested answer (bad shape, no RDMA)."""
+    """Bad input or facts that cannot give the requested answer; the message names the parameter."""
 
 
 def natural_key(text):
     """Sort key that orders ``mlx5_2`` before ``mlx5_10``."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(text))]
+    text = "" if text is None else str(text)
+    return [int(part) if part.isdigit() else part for part in _NATURAL_RE.split(text)]
 
 
 def _is_facts(obj):
@@ -82,6 +104,92 @@ def host_facts_list(data):
                          % type(data).__name__)
 
 
+def port_kind(dev, port):
+    """``roce``, ``infiniband``, ``iwarp`` or None (unknown link layer) for one port of one device."""
+    if dev.get("node_type") == IWARP_NODE_TYPE:
+        return "iwarp"
+    link_layer = port.get("link_layer")
+    if link_layer == "InfiniBand":
+        return "infiniband"
+    if link_layer == "Ethernet":
+        return "roce"
+    return None
+
+
+def check_kinds(kinds, param="kinds"):
+    """Validate a port-kind filter; returns a tuple (empty = all kinds)."""
+    if kinds is None:
+        return ()
+    if isinstance(kinds, str):
+        kinds = [kinds]
+    if not isinstance(kinds, (list, tuple)):
+        raise RdmaFactsError("%s must be a list of port kinds (allowed: %s)" % (param, ", ".join(PORT_KINDS)))
+    bad = [k for k in kinds if k not in PORT_KINDS]
+    if bad:
+        raise RdmaFactsError("%s: unknown port kind(s) %s; allowed: %s"
+                             % (param, ", ".join(str(b) for b in bad), ", ".join(PORT_KINDS)))
+    return tuple(kinds)
+
+
+def ports(facts, kinds=None, active_only=False, include_soft=True, include_vfs=True):
+    """``[(device, port), ...]`` of one host whose :func:`port_kind` is in ``kinds`` (empty = any), in facts order.
+
+    Unlike :func:`select_ports` this keeps ports that are down and soft
+    devices by default: it answers "what is there", e.g. which netdevs
+    ``lossless_ethernet`` configures (a port that is down still gets its
+    QoS, so it comes up lossless).
+    """
+    wanted = check_kinds(kinds)
+    out = []
+    for dev in facts.get("devices") or []:
+        if not isinstance(dev, dict):
+            continue
+        if dev.get("soft") and not include_soft:
+            continue
+        if (dev.get("sriov") or {}).get("is_vf") and not include_vfs:
+            continue
+        for port in dev.get("ports") or []:
+            if active_only and port.get("state") != "ACTIVE":
+                continue
+            if wanted and port_kind(dev, port) not in wanted:
+                continue
+            out.append((dev, port))
+    return out
+
+
+def roce_ports(facts, **kwargs):
+    """:func:`ports` of kind ``roce``."""
+    return ports(facts, kinds=("roce",), **kwargs)
+
+
+def ib_ports(facts, **kwargs):
+    """:func:`ports` of kind ``infiniband``."""
+    return ports(facts, kinds=("infiniband",), **kwargs)
+
+
+def iwarp_ports(facts, **kwargs):
+    """:func:`ports` of kind ``iwarp``."""
+    return ports(facts, kinds=("iwarp",), **kwargs)
+
+
+def port_view(dev, port):
+    """A flat, JSON-friendly record of one port, as the ``rdma_ports`` filter returns it."""
+    return {
+        "device": dev.get("name"), "port": port.get("number"), "kind": port_kind(dev, port),
+        "netdev": port.get("netdev"), "carrier_netdev": port_netdev(dev, port),
+        "link_layer": port.get("link_layer"), "state": port.get("state"),
+        "soft": bool(dev.get("soft")), "is_vf": bool((dev.get("sriov") or {}).get("is_vf")),
+        "driver": dev.get("driver"), "pci_address": dev.get("pci_address"),
+        "roce_v2_ipv4_gid_index": port.get("roce_v2_ipv4_gid_index"),
+    }
+
+
+def pci_nics(facts):
+    """The RDMA devices that sit on a PCI function (not soft rxe/siw), in facts order."""
+    return [dev for dev in facts.get("devices") or []
+            if isinstance(dev, dict) and not dev.get("soft") and dev.get("pci_address")]
+
+
 def check_link_layers(link_layers, param="link_layers"):
     """Validate a link-layer filter; returns a tuple (empty = all)."""
     if link_layers is None:
@@ -109,22 +217,10 @@ def select_ports(facts, link_layers=None, devices=None, include_soft=False, incl
     """
     layers = check_link_layers(link_layers)
     patterns = list(devices or [])
-    out = []
-    for dev in facts.get("devices") or []:
-        name = dev.get("name")
-        if not name or not _device_matches(name, patterns):
-            continue
-        if dev.get("soft") and not include_soft:
-            continue
-        sriov = dev.get("sriov") or {}
-        if sriov.get("is_vf") and not include_vfs:
-            continue
-        for port in dev.get("ports") or []:
-            if port.get("state") != "ACTIVE":
-                continue
-            if layers and port.get("link_layer") not in layers:
-                continue
-            out.append((dev, port))
+    out = [(dev, port) for dev, port in
+           ports(facts, active_only=True, include_soft=include_soft, include_vfs=include_vfs)
+           if dev.get("name") and _device_matches(dev["name"], patterns)
+           and (not layers or port.get("link_layer") in layers)]
     out.sort(key=lambda dp: (natural_key(dp[0]["name"]), dp[1].get("number") or 0))
     return out
 

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import dkms
+from ansible_collections.rdma.fabric.plugins.plugin_utils import dkms
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "dkms")
 K = "6.1.0-28-amd64"

@@ -12,7 +12,7 @@ import struct
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import openpgp
+from ansible_collections.rdma.fabric.plugins.plugin_utils import openpgp
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "openpgp")
 

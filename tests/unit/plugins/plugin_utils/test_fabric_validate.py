@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/module_utils/fabric_validate.py.
+"""Unit tests for plugins/plugin_utils/fabric_validate.py.
 
 Endpoints come from REAL ansible_facts.rdma of the two lab VMs
 (tests/unit/fixtures/fabric/README.md); faults (port DOWN, MTU mismatch, no
@@ -18,7 +18,7 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import fabric_validate as fv
+from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "fabric")
 
