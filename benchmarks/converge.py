@@ -10,7 +10,9 @@ a running one), serves the lab's Debian mirror (molecule/site/prepare.yml),
 runs molecule/site/converge.yml (site.yml with the lab's settings) twice with
 the ansible.posix.json callback, and prints for each run: wall time, tasks
 executed (task results over all hosts), ok / changed / failed / unreachable /
-skipped counts, and the validation figures. Then the ratio of the second run's
+skipped counts, remote module calls per host (task results, loop items counted
+one each, that ran a module on the host: not skipped, not delegated, not a
+controller-only action such as set_fact or assert), and the validation figures. Then the ratio of the second run's
 wall time to the first's (target: at most 0.5) and whether the second run
 changed anything (target: changed=0). Stops the mirror and the lab it booted.
 
@@ -35,6 +37,15 @@ LAB = os.path.join(ROOT, "tools", "lab", "lab")
 SCENARIO = os.path.join(ROOT, "molecule", "site")
 ANSIBLE_PLAYBOOK = os.path.join(ROOT, ".venv", "bin", "ansible-playbook")
 SLOWEST = 12  # tasks listed per run, slowest first
+# Actions that run on the controller only (no module call on the host). Every
+# other task result that was not skipped is a remote module call, unless it was
+# delegated (to the controller, the only delegation site.yml makes).
+CONTROLLER_ACTIONS = frozenset(
+    "ansible.builtin.%s" % a for a in (
+        "set_fact", "assert", "debug", "fail", "meta", "add_host", "group_by", "include_tasks",
+        "import_tasks", "include_role", "import_role", "include_vars", "set_stats", "pause", "validate_argument_spec",
+        "end_play", "end_host"))
+CONTROLLER_ACTIONS |= frozenset(a.rsplit(".", 1)[-1] for a in CONTROLLER_ACTIONS)
 
 
 def env_for(ephemeral, lab_name):
@@ -86,7 +97,7 @@ def seconds(duration):
 def figures(data):
     """Task results, per-status counts, and where the time went, from the json callback's output."""
     out = {"tasks": 0, "task_results": 0, "ok": 0, "changed": 0, "failures": 0, "unreachable": 0, "skipped": 0,
-           "changed_tasks": [], "validation": [], "plays": [], "slowest": []}
+           "changed_tasks": [], "validation": [], "plays": [], "slowest": [], "remote_calls": {}}
     if not data:
         return out
     timed = []
@@ -100,6 +111,11 @@ def figures(data):
                 out["task_results"] += 1
                 if res.get("changed"):
                     out["changed_tasks"].append("%s: %s" % (host, task.get("task", {}).get("name")))
+                remote = not (res.get("skipped") or res.get("_ansible_delegated_vars")
+                              or res.get("action") in CONTROLLER_ACTIONS)
+                if remote:
+                    out["remote_calls"][host] = out["remote_calls"].get(host, 0) + sum(
+                        1 for item in res.get("results") or [res] if isinstance(item, dict) and not item.get("skipped"))
                 name = task.get("task", {}).get("name") or ""
                 if name.endswith("Show the summary") and isinstance(res.get("msg"), list):
                     out["validation"] = res["msg"]
@@ -145,6 +161,8 @@ def main():
             print("run %d: rc=%d wall=%.1f s tasks=%d task_results=%d ok=%d changed=%d failed=%d unreachable=%d skipped=%d"
                   % (fig["run"], rc, wall, fig["tasks"], fig["task_results"], fig["ok"], fig["changed"],
                      fig["failures"], fig["unreachable"], fig["skipped"]))
+            print("    remote module calls per host: %s" % ", ".join(
+                "%s %d" % hc for hc in sorted(fig["remote_calls"].items())))
             for line in fig["validation"]:
                 print("    " + line)
             print("    time per play (s, tasks):")
