@@ -88,6 +88,8 @@ _ROCE_ATTRS = ("default_roce_mode", "default_roce_tos")
 
 _BDF_RE = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _ID_TEXT_RE = re.compile(r"^\s*(\d+)\s*:\s*(.*?)\s*$")
+# A node GUID made from a MAC (EUI-48 -> EUI-64: ff:fe in the middle), as 16 hex digits.
+_EUI64_RE = re.compile(r"[0-9a-f]{6}fffe[0-9a-f]{6}")
 _RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*Gb/sec")
 # phys_port_name of switchdev representors (pf0vf3, c1pf0sf2, pf0hpf); uplinks are p0/p1.
 _REPRESENTOR_RE = re.compile(r"(?:pf|vf|sf)\d")
@@ -336,6 +338,12 @@ class RdmaFactsGatherer(object):
             self._pci_info(info, pci_dir, attrs)
 
         iwarp = node_type == "RNIC"
+        # The netdev a soft device runs on: rxe names it in `parent`; siw has
+        # no such file (and its GID names no netdev), but takes its node GUID
+        # from the netdev's MAC.
+        carrier = parent
+        if carrier is None and soft and iwarp:
+            carrier = self._netdev_of_eui64(info["node_guid"])
         # The kernel numbers ports from 1 without gaps: the first number
         # without a folder ends them (no listing). A switch has port 0 only;
         # that, or any other layout, falls back to listing the folder.
@@ -344,14 +352,14 @@ class RdmaFactsGatherer(object):
         number = 1
         pfd = tree.open_dir(os.path.join(ports_dir, "1"))
         while pfd is not None:
-            ports.append(self._port(name, dev_dir, number, pfd, pci_dir, parent, iwarp))
+            ports.append(self._port(name, dev_dir, number, pfd, pci_dir, carrier, iwarp))
             number += 1
             pfd = tree.open_dir(os.path.join(ports_dir, str(number)))
         if not ports:
             numbers = sorted(int(p) for p in tree.listdir(ports_dir) if p.isdigit())
             for number in numbers:
                 pfd = tree.open_dir(os.path.join(ports_dir, str(number)))
-                ports.append(self._port(name, dev_dir, number, pfd, pci_dir, parent, iwarp))
+                ports.append(self._port(name, dev_dir, number, pfd, pci_dir, carrier, iwarp))
         return info
 
     def _pci_info(self, info, pci_dir, dev_attrs):
@@ -533,6 +541,23 @@ class RdmaFactsGatherer(object):
                 "phys_port_name": _text(attrs["phys_port_name"]),
             })
         return info
+
+    def _netdev_of_eui64(self, guid):
+        """The netdev whose MAC gives ``guid`` as EUI-64 (how siw sets its node GUID), else None.
+
+        A VLAN shares its lower's MAC: a netdev that is not an upper wins.
+        """
+        digits = (guid or "").replace(":", "").lower()
+        if not _EUI64_RE.fullmatch(digits):
+            return None
+        mac = ":".join(["%02x" % (int(digits[0:2], 16) ^ 0x02), digits[2:4], digits[4:6],
+                        digits[10:12], digits[12:14], digits[14:16]])
+        net = self.tree.sys("class", "net")
+        found = [n for n in sorted(self.tree.listdir(net)) if _text(self.tree.read(os.path.join(net, n, "address"))) == mac]
+        for name in found:
+            if not self._is_upper(self._netdev_extra(name)):
+                return name
+        return found[0] if found else None
 
     @staticmethod
     def _is_upper(info):

@@ -625,19 +625,36 @@ def test_ipoib_child_and_representors_never_become_the_port_netdev(tmp_path):
 
 
 def test_siw_soft_iwarp_device(tmp_path):
+    """siw as Linux 6.1 shows it (drivers/infiniband/sw/siw/siw_main.c, core/cache.c): node GUID = EUI-64 of the
+    netdev's MAC, a one-slot GID table holding the MAC over a zero interface ID, no netdev on the GID (ndevs
+    refused), no `parent` file. The netdev comes from the GUID."""
     b = SysfsBuilder(tmp_path / "sys")
     b.netdev("eth0", b.pci("0000:00:03.0", vendor="0x1af4", device="0x1000", driver="virtio-pci"), ifindex=2)
-    ib = b.ib("siw0", None, node_type="4: RNIC", guid="5254:0012:3456:0000", fw_ver="", board_id=None, hca_type=None)
-    # siw's GID is the netdev's MAC; the kernel types it IB/RoCE v1 and names the netdev
-    b.port(ib, rate="25 Gb/sec (1X EDR)", gids=[(0, "5254:0012:3456:0000:0000:0000:0000:0000", "IB/RoCE v1", "eth0")])
+    eth1 = b.netdev("eth1", b.pci("0000:00:04.0", vendor="0x1af4", device="0x1000", driver="virtio-pci"), ifindex=3)
+    vlan = b.netdev("eth1.100", None, ifindex=4, iflink=3, lower="eth1")
+    b.file("class/net/eth0/address", "52:54:00:00:01:01")
+    b.file(eth1 + "/address", "52:54:00:00:02:01")
+    b.file(vlan + "/address", "52:54:00:00:02:01")  # a VLAN shares its lower's MAC
+    ib = b.ib("siw0", None, node_type="4: RNIC", guid="5054:00ff:fe00:0201", fw_ver="", board_id=None, hca_type=None)
+    b.port(ib, rate="25 Gb/sec (1X EDR)", gids=[(0, "5254:0000:0201:0000:0000:0000:0000:0000", "IB/RoCE v1", None)], slots=1)
     facts = gather_rdma_facts(b.root)
     (dev,) = facts["devices"]
     assert (dev["driver"], dev["soft"], dev["node_type"], dev["pci_address"], dev["parent_netdev"]) == ("siw", True, "RNIC", None, None)
     port = dev["ports"][0]
-    assert (port["netdev"], port["mtu"]) == ("eth0", 1500)
-    assert port["gids"] == [{"index": 0, "gid": "5254:0012:3456:0000:0000:0000:0000:0000", "type": "iWARP",
-                             "netdev": "eth0", "ip": "5254:12:3456::", "ip_version": 6}]
+    assert (port["netdev"], port["mtu"], port["link_layer"]) == ("eth1", 1500, "Ethernet")
+    assert port["gids"] == [{"index": 0, "gid": "5254:0000:0201:0000:0000:0000:0000:0000", "type": "iWARP", "netdev": None,
+                             "ip": "5254:0:201::", "ip_version": 6}]
     assert port["roce_v2_ipv4_gid_index"] is None
+    assert facts["netdevs"] == {"eth1": {"device": "siw0", "port": 1}}
+
+
+def test_siw_node_guid_matching_no_netdev_gives_none(tmp_path):
+    b = SysfsBuilder(tmp_path / "sys")
+    eth0 = b.netdev("eth0", b.pci("0000:00:03.0", driver="virtio-pci"), ifindex=2)
+    b.file(eth0 + "/address", "52:54:00:00:01:01")
+    ib = b.ib("siw0", None, node_type="4: RNIC", guid="0c42:a103:005d:4db8", fw_ver="", board_id=None, hca_type=None)
+    b.port(ib, gids=[], slots=1)
+    assert gather_rdma_facts(b.root)["devices"][0]["ports"][0]["netdev"] is None
 
 
 def test_rxe_on_top_of_a_hardware_netdev_netdevs_prefers_hardware(tmp_path):
