@@ -95,6 +95,18 @@ def is_empty_gid(gid):
     return norm is None or norm == ZERO_GID
 
 
+def is_unused_gid(gid):
+    """True for a sysfs-form GID whose interface ID (the low 64 bits) is zero: not a GID.
+
+    The kernel prints every slot of a port's GID table; an unused slot reads
+    all zeros, or, on older kernels (2013 captures without ``gid_attrs``), the
+    port's subnet prefix over a zero interface ID
+    (``fe80:0000:0000:0000:0000:0000:0000:0000``). rdma-core's ``ibv_devinfo``
+    and hwloc skip both by the same rule: a zero interface ID.
+    """
+    return gid is None or gid[20:] == ZERO_GID[20:]
+
+
 def compress_ipv6(gid):
     """RFC 5952 text of a sysfs-form GID (longest zero run -> ``::``, first on ties)."""
     groups = [h.lstrip("0") or "0" for h in gid.split(":")]

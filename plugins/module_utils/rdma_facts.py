@@ -39,6 +39,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.gid import (
     GID_TYPE_ROCE_V2,
     ZERO_GID,
     gid_ip,
+    is_unused_gid,
     normalise_gid,
     normalise_gid_type,
 )
@@ -475,7 +476,7 @@ class RdmaFactsGatherer(object):
             if gid is None or gid == ZERO_GID:  # most slots: empty, in the kernel's exact text
                 continue
             gid = normalise_gid(gid)
-            if gid is None or gid == ZERO_GID:
+            if is_unused_gid(gid):  # zero interface ID: an unused slot (old kernels print the prefix too)
                 continue
             present.append((i, gid))
         if not present:

@@ -89,3 +89,12 @@ def test_compress_ipv6_matches_rfc5952_as_python_prints_it():
 ])
 def test_normalise_gid_type(raw, link_layer, iwarp, expected):
     assert normalise_gid_type(raw, link_layer, iwarp) == expected
+
+
+def test_is_unused_gid_zero_interface_id():
+    from ansible_collections.rdma.fabric.plugins.module_utils.gid import is_unused_gid
+    assert is_unused_gid(None)
+    assert is_unused_gid("0000:0000:0000:0000:0000:0000:0000:0000")
+    assert is_unused_gid("fe80:0000:0000:0000:0000:0000:0000:0000")  # 2013 kernels' unused slots
+    assert not is_unused_gid("fe80:0000:0000:0000:0002:c903:00f9:bfa1")
+    assert not is_unused_gid("0000:0000:0000:0000:0000:ffff:c000:020b")  # RoCE v2 IPv4
