@@ -138,12 +138,14 @@ def check_ip(name, value):
 
 def build_argv(test, mode, device=None, ib_port=1, gid_index=None, tcp_port=18515,
                server_ip=None, size=None, iterations=None, duration=None,
-               report_gbits=True, count=10, binary=None):
+               report_gbits=True, count=10, binary=None, rdma_cm=False):
     """argv list for one side of a test; validates every value first.
 
-    perftest: ``<test> -d DEV -i PORT [-x GID] -p TCP -F [--report_gbits]
+    perftest: ``<test> -d DEV -i PORT [-x GID] [-R] -p TCP -F [--report_gbits]
     [-s SIZE] [-D SECS | -n ITERS] [SERVER_IP]``. rping: ``rping -s|-c -a IP
     -p TCP -C COUNT -v [-S SIZE]`` (the server binds to ``server_ip``).
+    ``rdma_cm``: perftest connects the QPs through rdma_cm (``-R``), which
+    iWARP devices require (rping always does); no GID index is passed then.
     """
     kind = test_kind(test)
     if mode not in MODES:
@@ -168,7 +170,9 @@ def build_argv(test, mode, device=None, ib_port=1, gid_index=None, tcp_port=1851
     if iterations is not None and duration is not None:
         raise PerftestError("iterations, duration: mutually exclusive; give one of them")
     argv = [binary, "-d", device, "-i", str(ib_port)]
-    if gid_index is not None:
+    if rdma_cm:
+        argv.append("-R")
+    elif gid_index is not None:
         argv += ["-x", str(gid_index)]
     argv += ["-p", str(tcp_port), "-F"]
     if kind == "bw" and report_gbits:

@@ -96,6 +96,13 @@ options:
       - Local GID index (perftest C(-x)); on RoCE v2 use the port's C(roce_v2_ipv4_gid_index) fact.
         Omit to let perftest choose.
     type: int
+  rdma_cm:
+    description:
+      - Connect the perftest QPs through rdma_cm (perftest C(-R)) instead of the TCP exchange of GIDs. iWARP devices
+        (node type RNIC, for example Soft-iWARP C(siw)) require it; O(gid_index) is not passed then. rping always uses
+        rdma_cm.
+    type: bool
+    default: false
   server_ip:
     description:
       - Data-network IP address of the server. The client connects to it (perftest exchanges QP data over TCP
@@ -400,6 +407,7 @@ def main():
             device=dict(type="str"),
             ib_port=dict(type="int", default=1),
             gid_index=dict(type="int"),
+            rdma_cm=dict(type="bool", default=False),
             server_ip=dict(type="str"),
             tcp_port=dict(type="int", default=18515),
             size=dict(type="int"),
@@ -434,7 +442,7 @@ def main():
                 spec["test"], mode, device=p["device"], ib_port=p["ib_port"], gid_index=p["gid_index"],
                 tcp_port=spec["tcp_port"], server_ip=p["server_ip"], size=spec["size"],
                 iterations=spec["iterations"], duration=spec["duration"], report_gbits=p["report_gbits"],
-                count=spec["count"] if spec["count"] is not None else 10)
+                count=spec["count"] if spec["count"] is not None else 10, rdma_cm=p["rdma_cm"])
         if not 1 <= p["timeout"] <= 86400:
             raise pt.PerftestError("timeout: %d is out of range; allowed: 1-86400 seconds" % p["timeout"])
         if not 0 <= p["connect_retries"] <= 1000:

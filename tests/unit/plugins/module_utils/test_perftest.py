@@ -288,3 +288,13 @@ def test_run_test_stops_at_the_deadline_and_reports_timeouts():
     assert rc == 255 and attempts == 2 and not timed_out
     fake = ScriptedRunCommand([(124, "", "")])
     assert pt.run_test(fake, ["ib_write_bw"], "timeout", 10, "server", clock=fake.clock, sleep=fake.sleep)[4] is True
+
+
+def test_build_argv_rdma_cm_for_iwarp():
+    """iWARP (siw) needs rdma_cm: -R, and no GID index."""
+    assert pt.build_argv("ib_write_bw", "client", device="siw0", gid_index=0, tcp_port=18515, server_ip="192.0.2.12",
+                         iterations=300, rdma_cm=True) == [
+        "ib_write_bw", "-d", "siw0", "-i", "1", "-R", "-p", "18515", "-F", "--report_gbits", "-n", "300", "192.0.2.12"]
+    assert pt.build_argv("ib_send_lat", "server", device="siw0", rdma_cm=True)[:5] == ["ib_send_lat", "-d", "siw0", "-i", "1"]
+    assert "-R" in pt.build_argv("ib_send_lat", "server", device="siw0", rdma_cm=True)
+    assert "-R" not in pt.build_argv("rping", "client", server_ip="192.0.2.12", rdma_cm=True)

@@ -172,3 +172,11 @@ def test_test_or_tests_required(run):
     assert result["failed"] is True and "one of the following is required: test, tests" in result["msg"]
     result, replay = run([], test="rping", tests=[{"test": "rping"}], server_ip="192.0.2.11")
     assert result["failed"] is True and "mutually exclusive: test|tests" in result["msg"]
+
+
+def test_rdma_cm_option_passes_dash_r_and_no_gid(run):
+    args = dict(CLIENT, device="siw0", rdma_cm=True, _ansible_check_mode=True)
+    result, replay = run([], **args)
+    assert result["cmd"] == ["ib_write_bw", "-d", "siw0", "-i", "1", "-R", "-p", "18515", "-F", "--report_gbits",
+                             "-s", "65536", "-D", "5", "192.0.2.11"]
+    assert replay.commands == []
