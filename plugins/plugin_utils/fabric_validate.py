@@ -72,7 +72,7 @@ def select_endpoint(rdma, host=None, device=None, port=None, data_ip=None):
     ep = {
         "host": host, "device": None, "port": None, "driver": None, "soft": False,
         "link_layer": None, "state": None, "phys_state": None, "rate_gbps": None,
-        "netdev": None, "mtu": None, "gid_index": None, "gid": None, "ip": data_ip or None,
+        "netdev": None, "mtu": None, "gid_index": None, "gid": None, "ip": data_ip or None, "kind": None,
         "problems": [], "ok": False,
     }
     if not isinstance(rdma, dict) or not isinstance(rdma.get("devices"), list):
@@ -106,7 +106,7 @@ def select_endpoint(rdma, host=None, device=None, port=None, data_ip=None):
     ep.update(
         device=dev.get("name"), port=prt.get("number"), driver=dev.get("driver"), soft=bool(dev.get("soft")),
         link_layer=prt.get("link_layer"), state=prt.get("state"), phys_state=prt.get("phys_state"),
-        rate_gbps=prt.get("rate_gbps"), netdev=prt.get("netdev"), mtu=prt.get("mtu"),
+        rate_gbps=prt.get("rate_gbps"), netdev=prt.get("netdev"), mtu=prt.get("mtu"), kind=port_kind(dev, prt),
     )
     where = "%s: %s port %s" % (label, ep["device"], ep["port"])
     if ep["netdev"]:
@@ -116,7 +116,9 @@ def select_endpoint(rdma, host=None, device=None, port=None, data_ip=None):
         problems.append("%s is %s, not ACTIVE" % (where, ep["state"] or "in an unknown state"))
     if ep["phys_state"] not in (None, "LinkUp"):
         problems.append("%s physical state is %s, not LinkUp" % (where, ep["phys_state"]))
-    if ep["link_layer"] == "Ethernet":
+    if ep["kind"] == "iwarp":
+        pass  # iWARP connects through rdma_cm (perftest -R) to the data IP: no GID index to find
+    elif ep["link_layer"] == "Ethernet":
         index = prt.get("roce_v2_ipv4_gid_index")
         if index is None:
             problems.append("%s has no RoCE v2 IPv4 GID (roce_v2_ipv4_gid_index is null): give %s an IPv4 address"

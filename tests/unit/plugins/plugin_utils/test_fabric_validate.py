@@ -42,7 +42,7 @@ def test_endpoint_from_real_lab_facts(facts):
     assert ep == {
         "host": "lab1", "device": "rxe0", "port": 1, "driver": "rdma_rxe", "soft": True, "link_layer": "Ethernet",
         "state": "ACTIVE", "phys_state": "LinkUp", "rate_gbps": 2.5, "netdev": "eth1", "mtu": 1500, "gid_index": 1,
-        "gid": "0000:0000:0000:0000:0000:ffff:c000:020b", "ip": "192.0.2.11", "problems": [], "ok": True,
+        "gid": "0000:0000:0000:0000:0000:ffff:c000:020b", "ip": "192.0.2.11", "kind": "roce", "problems": [], "ok": True,
     }
     assert fv.select_endpoint(facts["lab2"], host="lab2", data_ip="198.51.100.12")["ip"] == "198.51.100.12"
 
@@ -88,6 +88,19 @@ def test_endpoint_prefers_a_usable_roce_port(facts):
     # pinning the broken one reports it
     assert fv.select_endpoint(rdma, host="lab1", device="rxe9")["problems"] == [
         "lab1: rxe9 port 1 (eth1) is DOWN, not ACTIVE"]
+
+
+def test_iwarp_endpoint_needs_no_gid_but_a_data_ip(facts):
+    """siw as Linux 6.1 shows it: node type RNIC, link layer Ethernet, no GID listed (zero interface ID)."""
+    rdma = copy.deepcopy(facts["lab1"])
+    dev = rdma["devices"][0]
+    dev.update(name="siw0", driver="siw", node_type="RNIC")
+    dev["ports"][0].update(gids=[], roce_v2_ipv4_gid_index=None)
+    ep = fv.select_endpoint(rdma, host="lab1", data_ip="192.0.2.11")
+    assert (ep["ok"], ep["kind"], ep["device"], ep["gid_index"], ep["ip"], ep["problems"]) == (
+        True, "iwarp", "siw0", None, "192.0.2.11", [])
+    assert fv.select_endpoint(rdma, host="lab1")["problems"] == [
+        "lab1: siw0 port 1 (eth1) has no data IP: set rdma_validate_data_ip for this host"]
 
 
 def test_pairs():
