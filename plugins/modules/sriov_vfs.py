@@ -1,0 +1,306 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: sriov_vfs
+short_description: SR-IOV virtual functions of physical functions, and NVIDIA firmware SR-IOV settings
+version_added: 0.2.0
+description:
+  - Makes the number of SR-IOV virtual functions (VFs) of each physical function (PF) match O(pfs), through the PF's
+    C(sriov_numvfs) file in sysfs, and sets each VF's MAC address, trust, spoof checking and link state with
+    C(ip link set PF vf N ...) where the driver allows it. A count that changes from one non-zero value to another
+    goes through 0 (the kernel refuses anything else); the settings are applied again afterwards.
+  - Reads the PFs from sysfs and the VF settings from C(ip -j link show PF) first, changes only what differs, and reads
+    them back afterwards. Bad input, a PF that does not exist, is not SR-IOV capable or has fewer VFs than asked fail
+    before anything is touched, naming the parameter and the allowed values.
+  - NVIDIA firmware (O(firmware)) - reads C(SRIOV_EN) and C(NUM_OF_VFS) with C(mlxconfig -e q) and plans what the next
+    boot needs. The settings are written (C(mlxconfig -y set)) only with O(firmware_apply=true), and take effect after
+    a reboot, which the caller does (the P(rdma.fabric.sriov#role) role reboots only when asked).
+  - Persistence across reboots and driver reloads is the P(rdma.fabric.sriov#role) role's (a systemd unit per PF).
+author:
+  - rdma.fabric developers (@rdma-fabric)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reads the PFs, the VF settings and the firmware settings, and reports what would change.
+  diff_mode:
+    support: full
+    details: Each PF's VF count and VF settings before and after, and the firmware settings.
+  platform:
+    platforms: posix
+    details: Linux with iproute2 (C(ip)); C(mlxconfig) (NVIDIA MFT) for O(firmware).
+options:
+  pfs:
+    description: The physical functions and what they should have.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      netdev:
+        description: The PF's netdev.
+        type: str
+        required: true
+      numvfs:
+        description: Number of VFs (0 to the PF's C(sriov_totalvfs)). Required when O(pfs[].state=present).
+        type: int
+      state:
+        description: V(absent) removes every VF of the PF (C(numvfs) 0).
+        type: str
+        choices: [present, absent]
+        default: present
+      vfs:
+        description: Settings of single VFs; each key left out is left as the driver has it.
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          index:
+            description: VF number (0 to O(pfs[].numvfs) - 1); default its position in the list.
+            type: int
+          mac:
+            description: Unicast MAC address.
+            type: str
+          trust:
+            description: Trusted VF (may change its MAC, use promiscuous modes).
+            type: bool
+          spoofchk:
+            description: Spoof checking of the VF's source MAC.
+            type: bool
+          link_state:
+            description: The VF's link state.
+            type: str
+            choices: [auto, enable, disable]
+  firmware:
+    description:
+      - NVIDIA devices whose firmware should give O(firmware[].num_vfs) VFs after the next boot (C(SRIOV_EN),
+        C(NUM_OF_VFS)).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      device:
+        description: PCI address (V(0000:3b:00.0)) or mst device (V(/dev/mst/mt4119_pciconf0)).
+        type: str
+        required: true
+      num_vfs:
+        description: VFs the firmware should offer; V(0) turns SR-IOV off.
+        type: int
+        required: true
+  firmware_apply:
+    description:
+      - Write the planned firmware settings. Without it the plan is only reported (RV(firmware)); the settings need a
+        reboot to take effect either way.
+    type: bool
+    default: false
+  sysfs_path:
+    description: The host's sysfs root.
+    type: path
+    default: /sys
+seealso:
+  - role: rdma.fabric.sriov
+  - module: rdma.fabric.rdma_device_facts
+"""
+
+EXAMPLES = r"""
+- name: Two VFs on eth2, the first with a fixed MAC and trusted
+  rdma.fabric.sriov_vfs:
+    pfs:
+      - netdev: eth2
+        numvfs: 2
+        vfs:
+          - {index: 0, mac: "52:54:00:10:00:01", trust: true, spoofchk: false, link_state: auto}
+
+- name: Plan NVIDIA firmware for 8 VFs (applied only with firmware_apply)
+  rdma.fabric.sriov_vfs:
+    firmware:
+      - {device: "0000:3b:00.0", num_vfs: 8}
+"""
+
+RETURN = r"""
+pfs:
+  description: Each PF after the run (in check mode, as read before).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    netdev: {description: The PF's netdev., type: str}
+    pci_address: {description: The PF's PCI address., type: str}
+    driver: {description: The PF's driver., type: str}
+    totalvfs: {description: sriov_totalvfs., type: int}
+    numvfs: {description: sriov_numvfs., type: int}
+    vfs:
+      description: The VFs, with their PCI address, driver and netdev (when the VF driver made one).
+      type: list
+      elements: dict
+    settings:
+      description: The VF settings C(ip link) shows, by VF number.
+      type: dict
+firmware:
+  description: Per device, the settings read (C(current), the next boot's), the C(changes) planned, and whether they were C(applied).
+  returned: always
+  type: list
+  elements: dict
+reboot_required:
+  description: Firmware settings were written; they take effect after a reboot.
+  returned: always
+  type: bool
+commands:
+  description: The commands run (in check mode, that would run), as argument lists; sysfs writes as C([write, PATH, VALUE]).
+  returned: always
+  type: list
+  elements: list
+"""
+
+import json
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.rdma.fabric.plugins.module_utils import sriov as sr
+
+
+def _ip_links(module, ip, netdev):
+    rc, out, err = module.run_command([ip, "-j", "-d", "link", "show", "dev", netdev])
+    if rc != 0:
+        return {}
+    try:
+        return sr.vf_settings(json.loads(out), netdev)
+    except ValueError:
+        module.warn("ip -j link show %s printed no JSON: VF settings unknown" % netdev)
+        return {}
+
+
+def main():
+    vf_spec = dict(index=dict(type="int"), mac=dict(type="str"), trust=dict(type="bool"),
+                   spoofchk=dict(type="bool"), link_state=dict(type="str", choices=list(sr.LINK_STATES)))
+    module = AnsibleModule(
+        argument_spec=dict(
+            pfs=dict(type="list", elements="dict", default=[], options=dict(
+                netdev=dict(type="str", required=True),
+                numvfs=dict(type="int"),
+                state=dict(type="str", choices=list(sr.STATES), default="present"),
+                vfs=dict(type="list", elements="dict", default=[], options=vf_spec),
+            )),
+            firmware=dict(type="list", elements="dict", default=[], options=dict(
+                device=dict(type="str", required=True),
+                num_vfs=dict(type="int", required=True),
+            )),
+            firmware_apply=dict(type="bool", default=False),
+            sysfs_path=dict(type="path", default="/sys"),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    sysfs = p["sysfs_path"]
+    try:
+        # AnsibleModule fills left-out suboptions with None: drop them, so the defaults of the checks apply.
+        raw = [dict((k, v) for k, v in pf.items() if v is not None and k != "vfs") for pf in p["pfs"]]
+        for pf, given in zip(raw, p["pfs"]):
+            pf["vfs"] = [dict((k, v) for k, v in vf.items() if v is not None) for vf in given["vfs"]]
+            if pf.get("state") == "present" and "numvfs" not in pf:
+                raise sr.SriovError("Invalid pfs (%s): numvfs is required when state is present" % pf["netdev"])
+        wanted = sr.normalise_pfs(raw)
+        firmware = sr.check_firmware(p["firmware"])
+    except sr.SriovError as e:
+        module.fail_json(msg=str(e))
+
+    ip = module.get_bin_path("ip", required=bool(wanted))
+    have = dict((w["netdev"], sr.read_pf(sysfs, w["netdev"])) for w in wanted)
+    problems = [msg for w in wanted for msg in sr.check_pf(w, have[w["netdev"]])]
+    if problems:
+        module.fail_json(msg="; ".join(problems))
+    settings = dict((w["netdev"], _ip_links(module, ip, w["netdev"])) for w in wanted)
+
+    # Firmware: read the next boot's values (read-only, also in check mode).
+    fw_results = []
+    mlxconfig = module.get_bin_path("mlxconfig", required=True) if firmware else None
+    for entry in firmware:
+        rc, out, err = module.run_command([mlxconfig, "-d", entry["device"], "-e", "q"] + list(sr.FW_KEYS))
+        if rc != 0:
+            module.fail_json(msg="firmware (%s): mlxconfig query failed (rc %d): %s" % (entry["device"], rc, (err or out).strip()))
+        current = sr.parse_mlxconfig_query(out)
+        if "SRIOV_EN" not in current:
+            module.fail_json(msg="firmware (%s): mlxconfig shows no SRIOV_EN (not an NVIDIA device with SR-IOV?)" % entry["device"])
+        fw_results.append(dict(device=entry["device"], current=current, changes=sr.firmware_plan(current, entry["num_vfs"]),
+                               applied=False))
+
+    plans = []
+    commands = []
+    for w in wanted:
+        steps, changes = sr.plan_pf(w, have[w["netdev"]], settings[w["netdev"]])
+        plans.append((w, steps, changes))
+        path = os.path.join(sysfs, "class", "net", w["netdev"], "device", "sriov_numvfs")
+        commands += [["write", path, str(n)] for n in steps]
+        commands += [sr.vf_argv(ip, w["netdev"], index, change) for index, change in changes]
+    for fw in fw_results:
+        if fw["changes"] and p["firmware_apply"]:
+            commands.append(sr.firmware_set_argv(mlxconfig, fw["device"], fw["changes"]))
+    changed = bool(commands)
+    warnings = ["firmware (%s): the next boot would need %s; not written (firmware_apply is false)"
+                % (fw["device"], ", ".join("%s=%d" % kv for kv in sorted(fw["changes"].items())))
+                for fw in fw_results if fw["changes"] and not p["firmware_apply"]]
+    for text in warnings:
+        module.warn(text)
+
+    before = dict((w["netdev"], sr.state_view(have[w["netdev"]], settings[w["netdev"]])) for w in wanted)
+    if changed and not module.check_mode:
+        done = []
+        for argv in commands:
+            if argv[0] == "write":
+                try:
+                    with open(argv[1], "w") as f:
+                        f.write(argv[2])
+                    rc, err = 0, ""
+                except (IOError, OSError) as e:
+                    rc, err = 1, str(e)
+            else:
+                rc, dummy, err = module.run_command(argv)
+            if rc != 0:
+                module.fail_json(msg="%s failed: %s; done before it: %s; not done: %s" % (
+                    " ".join(argv), err.strip(), [" ".join(a) for a in done] or "nothing",
+                    [" ".join(a) for a in commands[len(done) + 1:]] or "nothing"), commands=commands)
+            done.append(argv)
+        for fw in fw_results:
+            fw["applied"] = bool(fw["changes"] and p["firmware_apply"])
+        have = dict((w["netdev"], sr.read_pf(sysfs, w["netdev"])) for w in wanted)
+        settings = dict((w["netdev"], _ip_links(module, ip, w["netdev"])) for w in wanted)
+        wrong = []
+        for w, dummy, dummy in plans:
+            if have[w["netdev"]]["numvfs"] != w["numvfs"]:
+                wrong.append("%s has %s VFs, not %d" % (w["netdev"], have[w["netdev"]]["numvfs"], w["numvfs"]))
+            left = sr.plan_pf(w, have[w["netdev"]], settings[w["netdev"]])[1]
+            wrong += ["%s vf %d: %s not as asked (the driver may not allow it)" % (w["netdev"], i, sorted(c)) for i, c in left]
+        if wrong:
+            module.fail_json(msg="SR-IOV not as wanted after the changes: %s" % "; ".join(wrong), commands=commands)
+    after = dict((w["netdev"], sr.state_view(have[w["netdev"]], settings[w["netdev"]])) for w in wanted)
+    if changed and module.check_mode:
+        for w, steps, changes in plans:
+            view = after[w["netdev"]] = dict(after[w["netdev"]], vfs=dict(after[w["netdev"]]["vfs"]))
+            if steps:
+                view["numvfs"] = steps[-1]
+            for index, change in changes:
+                view["vfs"][str(index)] = dict(view["vfs"].get(str(index), {}), **change)
+
+    result = dict(changed=changed, commands=commands, firmware=fw_results,
+                  reboot_required=any(fw["applied"] for fw in fw_results),
+                  pfs=[dict(have[w["netdev"]], settings=dict((str(k), v) for k, v in settings[w["netdev"]].items()))
+                       for w in wanted])
+    if module._diff:
+        result["diff"] = {"before": {"pfs": before, "firmware": dict((fw["device"], fw["current"]) for fw in fw_results)},
+                          "after": {"pfs": after, "firmware": dict(
+                              (fw["device"], dict(fw["current"], **fw["changes"]) if p["firmware_apply"] else fw["current"])
+                              for fw in fw_results)}}
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for the sriov_vfs module and module_utils/sriov.
+
+The PF is a small sysfs tree built per test (an igb PF as QEMU's 82576 shows
+it: sriov_totalvfs 7). ``IpLinkDouble`` is a TEST DOUBLE for iproute2's
+``ip -j -d link show`` / ``ip link set PF vf N ...`` (it keeps the VF settings
+in memory and prints them in ip's JSON shape); ``MlxconfigDouble`` is a TEST
+DOUBLE for NVIDIA's ``mlxconfig`` (no NVIDIA NIC in the lab): it answers
+``-e q`` in mlxconfig's table layout and records ``set``. Real VFs are created
+in the VM lab (Molecule ``fabric_kinds``, igb under QEMU 10).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+
+import pytest
+
+from ansible.module_utils import basic
+
+from ansible_collections.rdma.fabric.plugins.module_utils import sriov as sr
+from ansible_collections.rdma.fabric.plugins.modules import sriov_vfs
+
+
+def make_pf(root, netdev="eth2", pci="0000:00:06.0", totalvfs=7, numvfs=0):
+    dev = root / "devices" / "pci0000:00" / pci
+    (dev / "net" / netdev).mkdir(parents=True)
+    (root / "bus" / "pci" / "drivers" / "igb").mkdir(parents=True)
+    os.symlink(str(root / "bus" / "pci" / "drivers" / "igb"), str(dev / "driver"))
+    (dev / "sriov_totalvfs").write_text("%d\n" % totalvfs)
+    (dev / "sriov_numvfs").write_text("%d\n" % numvfs)
+    (root / "class" / "net").mkdir(parents=True, exist_ok=True)
+    os.symlink(str(dev / "net" / netdev), str(root / "class" / "net" / netdev))
+    os.symlink(str(dev), str(dev / "net" / netdev / "device"))
+    return dev
+
+
+class IpLinkDouble(object):
+    """Test double for `ip -j -d link show dev PF` and `ip link set PF vf N ...` (VF settings in memory)."""
+
+    def __init__(self, sysfs):
+        self.sysfs = sysfs
+        self.vfs = {}
+        self.calls = []
+
+    def run_command(self, argv, **kwargs):
+        self.calls.append(list(argv))
+        if argv[1:5] == ["-j", "-d", "link", "show"]:
+            pf = argv[-1]
+            with open(os.path.join(self.sysfs, "class", "net", pf, "device", "sriov_numvfs")) as f:
+                n = int(f.read())
+            vfs = [dict({"vf": i, "address": "00:00:00:00:00:00", "spoofchk": True, "trust": False,
+                         "link_state": "auto"}, **self.vfs.get(i, {})) for i in range(n)]
+            return 0, json.dumps([{"ifname": pf, "vfinfo_list": vfs}]), ""
+        if argv[1:3] == ["link", "set"] and argv[4] == "vf":
+            index, rest = int(argv[5]), argv[6:]
+            vf = self.vfs.setdefault(index, {})
+            for key, value in zip(rest[::2], rest[1::2]):
+                if key == "mac":
+                    vf["address"] = value
+                elif key == "state":
+                    vf["link_state"] = value
+                else:
+                    vf[key] = value == "on"
+            return 0, "", ""
+        raise AssertionError("unexpected %r" % (argv,))
+
+
+MLX_QUERY = """
+Device #1:
+----------
+
+Device type:    ConnectX5
+Name:           MCX556A-ECA_Ax
+Device:         0000:3b:00.0
+
+Configurations:                                      Default         Current         Next Boot
+*        SRIOV_EN                                    False(0)        True(1)         %s
+         NUM_OF_VFS                                  0               8               %d
+"""
+
+
+class MlxconfigDouble(object):
+    """Test double for NVIDIA `mlxconfig -d DEV -e q SRIOV_EN NUM_OF_VFS` and `mlxconfig -y -d DEV set K=V ...`."""
+
+    def __init__(self, sriov_en=1, num_vfs=8):
+        self.next_boot = {"SRIOV_EN": sriov_en, "NUM_OF_VFS": num_vfs}
+        self.sets = []
+
+    def run_command(self, argv, **kwargs):
+        if "q" in argv:
+            en = "True(1)" if self.next_boot["SRIOV_EN"] else "False(0)"
+            return 0, MLX_QUERY % (en, self.next_boot["NUM_OF_VFS"]), ""
+        if "set" in argv:
+            self.sets.append(argv[argv.index("set") + 1:])
+            for kv in argv[argv.index("set") + 1:]:
+                key, value = kv.split("=")
+                self.next_boot[key] = int(value)
+            return 0, "Applying... Done!\n-I- Please reboot machine to load new configurations.", ""
+        raise AssertionError(argv)
+
+
+@pytest.fixture(name="host")
+def fixture_host(tmp_path, monkeypatch):
+    root = tmp_path / "sys"
+    make_pf(root)
+    ip = IpLinkDouble(str(root))
+    mlx = MlxconfigDouble()
+
+    def run_command(self, argv, **kw):
+        return (mlx if "mlxconfig" in argv[0] else ip).run_command(argv, **kw)
+
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", run_command)
+    monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: "/usr/bin/" + name)
+    return str(root), ip, mlx
+
+
+def run(run_main, sysfs, **args):
+    args.setdefault("sysfs_path", sysfs)
+    return run_main(sriov_vfs.main, args)
+
+
+PF = {"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0, "mac": "52:54:00:10:00:01", "trust": True, "spoofchk": False}]}
+
+
+def test_create_vfs_with_settings_then_idempotent(run_main, host):
+    sysfs, ip, mlx = host
+    ok, result = run(run_main, sysfs, pfs=[PF], _ansible_diff=True)
+    assert ok and result["changed"], result
+    numvfs_path = os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")
+    assert result["commands"] == [["write", numvfs_path, "2"],
+                                  ["/usr/bin/ip", "link", "set", "eth2", "vf", "0", "mac", "52:54:00:10:00:01", "trust", "on",
+                                   "spoofchk", "off"]]
+    assert open(numvfs_path).read() == "2"
+    assert result["pfs"][0]["numvfs"] == 2 and result["pfs"][0]["totalvfs"] == 7 and result["pfs"][0]["driver"] == "igb"
+    assert result["pfs"][0]["settings"]["0"] == {"mac": "52:54:00:10:00:01", "trust": True, "spoofchk": False, "link_state": "auto"}
+    assert result["diff"]["before"]["pfs"]["eth2"]["numvfs"] == 0 and result["diff"]["after"]["pfs"]["eth2"]["numvfs"] == 2
+    ok, again = run(run_main, sysfs, pfs=[PF])
+    assert ok and not again["changed"] and again["commands"] == []
+
+
+def test_check_mode_changes_nothing(run_main, host):
+    sysfs, ip, mlx = host
+    ok, result = run(run_main, sysfs, pfs=[PF], _ansible_check_mode=True, _ansible_diff=True)
+    assert ok and result["changed"]
+    assert open(os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")).read().strip() == "0"
+    assert all(c[1:3] != ["link", "set"] for c in ip.calls)
+    assert result["diff"]["after"]["pfs"]["eth2"]["numvfs"] == 2
+    assert result["diff"]["after"]["pfs"]["eth2"]["vfs"]["0"]["mac"] == "52:54:00:10:00:01"
+
+
+def test_count_change_goes_through_zero_and_absent_removes(run_main, host):
+    sysfs, ip, mlx = host
+    assert run(run_main, sysfs, pfs=[PF])[0]
+    ok, result = run(run_main, sysfs, pfs=[dict(PF, numvfs=4)])
+    path = os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")
+    assert ok and [c for c in result["commands"] if c[0] == "write"] == [["write", path, "0"], ["write", path, "4"]]
+    # the VF's settings are applied again after the VFs were recreated
+    assert any(c[4:6] == ["vf", "0"] for c in result["commands"])
+    ok, result = run(run_main, sysfs, pfs=[{"netdev": "eth2", "state": "absent"}])
+    assert ok and result["commands"] == [["write", path, "0"]] and result["pfs"][0]["numvfs"] == 0
+
+
+@pytest.mark.parametrize("pfs, needle", [
+    ([{"netdev": "eth2", "numvfs": 8}], "numvfs 8 is more than the PF's sriov_totalvfs 7; allowed: 0-7"),
+    ([{"netdev": "nosuch0", "numvfs": 1}], "pfs (nosuch0): no such netdev on this host"),
+    ([{"netdev": "eth2;x", "numvfs": 1}], "netdev 'eth2;x' is not an interface name"),
+    ([{"netdev": "eth2"}], "numvfs is required when state is present"),
+    ([{"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 2}]}], "index 2 is not a VF of this PF (0-1)"),
+    ([{"netdev": "eth2", "numvfs": 2, "vfs": [{"mac": "53:54:00:00:00:01"}]}], "is not a unicast MAC address"),
+    ([{"netdev": "eth2", "numvfs": 2, "vfs": [{"link_state": "up"}]}], "value of link_state must be one of: auto, enable, disable"),
+    ([{"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0}, {"index": 0}]}], "a VF index is given twice"),
+    ([{"netdev": "eth2", "numvfs": 1}, {"netdev": "eth2", "numvfs": 1}], "PF netdev(s) given twice: eth2"),
+])
+def test_bad_input_fails_before_anything(run_main, host, pfs, needle):
+    sysfs, ip, mlx = host
+    ok, result = run(run_main, sysfs, pfs=pfs)
+    assert not ok and needle in result["msg"], result["msg"]
+    assert all(c[1:3] != ["link", "set"] for c in ip.calls)
+    assert open(os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")).read().strip() == "0"
+
+
+def test_not_sriov_capable(run_main, tmp_path, monkeypatch, host):
+    sysfs, ip, mlx = host
+    os.unlink(os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_totalvfs"))
+    ok, result = run(run_main, sysfs, pfs=[{"netdev": "eth2", "numvfs": 1}])
+    assert not ok and "not SR-IOV capable" in result["msg"]
+
+
+def test_firmware_planned_not_applied_without_the_flag(run_main, host):
+    sysfs, ip, mlx = host
+    ok, result = run(run_main, sysfs, firmware=[{"device": "0000:3b:00.0", "num_vfs": 16}], _ansible_diff=True)
+    assert ok and not result["changed"] and not result["reboot_required"]
+    assert result["firmware"] == [{"device": "0000:3b:00.0", "current": {"SRIOV_EN": 1, "NUM_OF_VFS": 8},
+                                   "changes": {"NUM_OF_VFS": 16}, "applied": False}]
+    assert mlx.sets == []
+
+
+def test_firmware_applied_with_the_flag_then_idempotent(run_main, host):
+    sysfs, ip, mlx = host
+    mlx.next_boot = {"SRIOV_EN": 0, "NUM_OF_VFS": 0}
+    args = dict(firmware=[{"device": "/dev/mst/mt4119_pciconf0", "num_vfs": 4}], firmware_apply=True)
+    ok, result = run(run_main, sysfs, **args)
+    assert ok and result["changed"] and result["reboot_required"]
+    assert mlx.sets == [["SRIOV_EN=1", "NUM_OF_VFS=4"]]
+    ok, again = run(run_main, sysfs, **args)
+    assert ok and not again["changed"] and not again["reboot_required"]
+
+
+def test_firmware_bad_device():
+    with pytest.raises(sr.SriovError) as err:
+        sr.check_firmware([{"device": "mlx5_0; reboot", "num_vfs": 1}])
+    assert "is not a PCI address" in str(err.value)
+
+
+def test_parse_mlxconfig_query_takes_the_next_boot_column():
+    assert sr.parse_mlxconfig_query(MLX_QUERY % ("False(0)", 0)) == {"SRIOV_EN": 0, "NUM_OF_VFS": 0}
+    assert sr.parse_mlxconfig_query("Configurations:   Next Boot\n   SRIOV_EN   True(1)\n   NUM_OF_VFS   16\n") == {
+        "SRIOV_EN": 1, "NUM_OF_VFS": 16}
+    assert sr.firmware_plan({"SRIOV_EN": 1, "NUM_OF_VFS": 8}, 0) == {"SRIOV_EN": 0}
+
+
+def test_filter_normalises_and_renders_boot_commands():
+    from ansible.errors import AnsibleFilterError
+    from ansible_collections.rdma.fabric.plugins.filter.sriov_pfs import sriov_pfs
+    (pf,) = sriov_pfs([PF], param="sriov_pfs")
+    assert pf["numvfs"] == 2 and pf["state"] == "present"
+    assert pf["boot_commands"] == [["ip", "link", "set", "eth2", "vf", "0", "mac", "52:54:00:10:00:01", "trust", "on",
+                                    "spoofchk", "off"]]
+    with pytest.raises(AnsibleFilterError) as err:
+        sriov_pfs([{"netdev": "eth2", "numvfs": -1}], param="sriov_pfs")
+    assert "Invalid sriov_pfs[0] (eth2): numvfs must be a whole number" in str(err.value)
