@@ -125,7 +125,11 @@ def _read(path):
 
 
 def read_pf(sysfs, netdev):
-    """What sysfs says about a PF: ``{netdev, exists, pci_address, driver, totalvfs, numvfs, vfs: [{index, pci_address, driver, netdev}]}``.
+    """What sysfs says about a PF: ``{netdev, exists, pci_address, driver, totalvfs, numvfs, vfs: [...]}``.
+
+    Each VF: ``{index, pci_address, driver, netdev, vendor_id, device_id,
+    rdma_devices}`` (``rdma_devices``: RDMA devices on the VF's own PCI
+    function, as an mlx5 VF has; none for a VF whose netdev carries only rxe).
 
     A missing or unreadable value reads as None (``exists`` False when the netdev is not there).
     """
@@ -151,9 +155,14 @@ def read_pf(sysfs, netdev):
             nets = sorted(os.listdir(os.path.join(vf_dir, "net")))
         except OSError:
             nets = []
+        try:
+            rdma = sorted(os.listdir(os.path.join(vf_dir, "infiniband")))
+        except OSError:
+            rdma = []
         pf["vfs"].append({"index": int(entry[6:]), "pci_address": os.path.basename(os.path.realpath(vf_dir)),
                           "driver": os.path.basename(os.path.realpath(vf_driver)) if os.path.islink(vf_driver) else None,
-                          "netdev": nets[0] if nets else None})
+                          "netdev": nets[0] if nets else None, "vendor_id": _read(os.path.join(vf_dir, "vendor")),
+                          "device_id": _read(os.path.join(vf_dir, "device")), "rdma_devices": rdma})
     return pf
 
 
