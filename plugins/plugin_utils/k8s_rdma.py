@@ -299,6 +299,57 @@ def shared_dev_plugin_config(resources, data, include_soft=False, periodic_updat
     return doc
 
 
+def _index_ranges(indices):
+    """``[0, 1, 2, 5]`` -> ``["0-2", "5"]`` (the device plugin's ``pfName#first-last`` form)."""
+    out = []
+    for i in sorted(set(indices)):
+        if out and out[-1][1] == i - 1:
+            out[-1][1] = i
+        else:
+            out.append([i, i])
+    return ["%d-%d" % (a, b) if a != b else "%d" % a for a, b in out]
+
+
+def sriov_pf_vf_selectors(data):
+    """sriov-network-device-plugin ``netDevice`` selectors for the VFs the ``sriov`` role made.
+
+    ``data``: ``{host: sriov_pfs_current}`` (each a list of PFs as the
+    ``sriov_vfs`` module returns them: ``netdev`` and ``vfs`` with
+    ``index``, ``vendor_id``, ``device_id``, ``driver``, ``rdma_devices``), or
+    one host's list. Any VF counts, RDMA or not (a Soft-RoCE link on a VF
+    netdev is not an RDMA device of the VF); ``pfNames`` name each PF with
+    its VF ranges (``eth2#0-1``); ``isRdma`` is set only when every VF has an
+    RDMA device of its own (the plugin then hands out its RDMA device too).
+    """
+    hosts = sorted(data.items()) if isinstance(data, dict) else [("host", data)]
+    vendors, dev_ids, drivers, pf_names, rdma = [], [], [], [], []
+    for host, pfs in hosts:
+        if not isinstance(pfs, list):
+            raise RdmaFactsError("%s: SR-IOV PFs must be a list (sriov_pfs_current of the sriov role), got %s"
+                                 % (host, type(pfs).__name__))
+        for pf in pfs:
+            vfs = [vf for vf in (pf.get("vfs") or []) if isinstance(vf, dict)]
+            if not vfs:
+                continue
+            pf_names.append("%s#%s" % (pf.get("netdev"), ",".join(_index_ranges(vf["index"] for vf in vfs))))
+            for vf in vfs:
+                vendors.append(pci_id(vf.get("vendor_id")))
+                dev_ids.append(pci_id(vf.get("device_id")))
+                drivers.append(vf.get("driver"))
+                rdma.append(bool(vf.get("rdma_devices")))
+    if not pf_names:
+        raise RdmaFactsError("no SR-IOV virtual function in %s (run the rdma.fabric.sriov role first)"
+                             % ", ".join(h for h, _pfs in hosts))
+    out = {}
+    for key, values in (("vendors", vendors), ("devices", dev_ids), ("drivers", drivers), ("pfNames", pf_names)):
+        values = _sorted_unique([v for v in values if v], natural_key if key == "pfNames" else None)
+        if values:
+            out[key] = values
+    if all(rdma):
+        out["isRdma"] = True
+    return out
+
+
 def sriov_dp_config(resources, data):
     """The sriov-network-device-plugin ``config.json`` (a dict).
 
