@@ -162,7 +162,13 @@ def read_pf(sysfs, netdev):
         pf["vfs"].append({"index": int(entry[6:]), "pci_address": os.path.basename(os.path.realpath(vf_dir)),
                           "driver": os.path.basename(os.path.realpath(vf_driver)) if os.path.islink(vf_driver) else None,
                           "netdev": nets[0] if nets else None, "vendor_id": _read(os.path.join(vf_dir, "vendor")),
-                          "device_id": _read(os.path.join(vf_dir, "device")), "rdma_devices": rdma})
+                          "device_id": _read(os.path.join(vf_dir, "device")), "rdma_devices": rdma,
+                          "sriov": {"totalvfs": None, "numvfs": None, "is_vf": True,
+                                    "physfn": os.path.basename(os.path.realpath(os.path.join(vf_dir, "physfn")))
+                                    if os.path.islink(os.path.join(vf_dir, "physfn")) else None}})
+    # The facts schema's `sriov` object (rdma_device_facts reports it for RDMA devices on a PCI function).
+    pf["sriov"] = ({"totalvfs": pf["totalvfs"], "numvfs": pf["numvfs"], "is_vf": False, "physfn": None}
+                   if pf["totalvfs"] is not None else None)
     return pf
 
 

@@ -19,5 +19,14 @@ echo "apt: installing ${missing[*]}"
 sudo_cmd=()
 ((EUID == 0)) || sudo_cmd=(sudo)
 export DEBIAN_FRONTEND=noninteractive
+# Versions built for bookworm-backports (~bpo12) need that suite as a source:
+# Debian's own mirror, signed by the archive key Debian ships.
+if printf '%s\n' "${missing[@]}" | grep -q '~bpo12'; then
+  bpo=/etc/apt/sources.list.d/rdma-fabric-bookworm-backports.sources
+  if [[ ! -e $bpo ]]; then
+    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+      "${sudo_cmd[@]}" tee "$bpo" >/dev/null
+  fi
+fi
 "${sudo_cmd[@]}" apt-get update -q
 "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -136,6 +136,7 @@ def test_create_vfs_with_settings_then_idempotent(run_main, host):
                                    "spoofchk", "off"]]
     assert open(numvfs_path).read() == "2"
     assert result["pfs"][0]["numvfs"] == 2 and result["pfs"][0]["totalvfs"] == 7 and result["pfs"][0]["driver"] == "igb"
+    assert result["pfs"][0]["sriov"] == {"totalvfs": 7, "numvfs": 2, "is_vf": False, "physfn": None}
     assert result["pfs"][0]["settings"]["0"] == {"mac": "52:54:00:10:00:01", "trust": True, "spoofchk": False, "link_state": "auto"}
     assert result["diff"]["before"]["pfs"]["eth2"]["numvfs"] == 0 and result["diff"]["after"]["pfs"]["eth2"]["numvfs"] == 2
     ok, again = run(run_main, sysfs, pfs=[PF])
