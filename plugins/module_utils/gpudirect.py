@@ -45,6 +45,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCH
 
 NVIDIA_VENDOR = 0x10DE
 PCI_BASE_CLASS_DISPLAY = 0x03
+PCI_BASE_CLASS_NETWORK = 0x02
 
 PEERMEM_MODULES = ("nvidia_peermem", "nv_peer_mem")
 MODULES_LOAD_FILE = "/etc/modules-load.d/rdma-fabric-gpudirect.conf"
@@ -135,6 +136,13 @@ def _pci_function(tree, device_dir):
             return os.path.basename(path)
         path = os.path.dirname(path)
     return None
+
+
+def nic_matrix(topo):
+    """Network PCI function -> {every other network PCI function -> relation}: the GPU-to-NIC engine
+    (:meth:`PciTopology.relation`) between NICs, RDMA-capable or not (PCI base class 0x02)."""
+    nics = [dev.address for dev in topo.find(base_class=PCI_BASE_CLASS_NETWORK)]
+    return dict((a, dict((b, topo.relation(a, b)) for b in nics if b != a)) for a in nics)
 
 
 def nvidia_gpus(topo):
@@ -387,7 +395,7 @@ def gather(tree, acs_mode, root=None):
         "iommu": iommu_state(tree, topo, addresses),
         "acs": {"mode": acs_mode, "pairs": pairs,
                 "bridges": [bridges[a] for a in sorted(bridges)]},
-        "topology": {"matrix": matrix, "gpu_matrix": gpu_matrix, "nearest_nic": nearest},
+        "topology": {"matrix": matrix, "gpu_matrix": gpu_matrix, "nearest_nic": nearest, "nic_matrix": nic_matrix(topo)},
     }
     facts["ready"], facts["reasons"], facts["warnings"] = readiness(facts, tree)
     return facts

@@ -439,6 +439,12 @@ ansible_facts:
               description: GPU PCI address -> {other GPU PCI address -> relation}.
               type: dict
               sample: {"0000:19:00.0": {"0000:3b:00.0": "NODE"}}
+            nic_matrix:
+              description:
+                - Network PCI function (any NIC, PCI class 0x02) -> {every other one -> relation}, by the same rule as
+                  RV(ansible_facts.gpudirect.topology.matrix).
+              type: dict
+              sample: {"0000:1a:00.0": {"0000:1a:00.1": "PIX", "0000:af:00.0": "SYS"}}
             nearest_nic:
               description:
                 - GPU PCI address -> the nearest NIC (C(name), C(pci_address), C(relation)); a PF before its VFs at the same distance; null without NICs.

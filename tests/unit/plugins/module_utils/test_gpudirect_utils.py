@@ -464,3 +464,18 @@ def test_acs_on_the_lab_capture_as_root_and_not(tmp_path):
     facts = gpudirect.gather(tree_of(load_capture(tmp_path / "facts", capture)), "audit")
     assert facts["gpus"] == [] and facts["ready"] is False
     assert facts["dmabuf"]["kernel_release"] == "6.1.0-56-amd64" and facts["dmabuf"]["kernel_ok"] is True
+
+
+def test_nic_matrix_on_the_shared_fixture():
+    """NIC-to-NIC: every network function against every other, by the GPU-to-NIC rule, symmetric."""
+    tree = SysfsTree(os.path.join(SHARED, "sys"), os.path.join(SHARED, "proc"))
+    facts = gpudirect.gather(tree, "ignore")
+    topo = PciTopology(tree)
+    nics = sorted(d.address for d in topo.find(base_class=0x02))
+    matrix = facts["topology"]["nic_matrix"]
+    assert sorted(matrix) == nics and len(nics) >= 4
+    assert set(n["pci_address"] for n in facts["nics"]) <= set(nics)
+    for a in nics:
+        assert sorted(matrix[a]) == [b for b in nics if b != a]
+        for b in matrix[a]:
+            assert matrix[a][b] == matrix[b][a] == topo.relation(a, b)
