@@ -91,7 +91,6 @@ notes:
   - Debian 12's kernel has C(rdma_rxe) but no C(siw); the collection's VM lab builds C(siw) from Debian's kernel source.
 seealso:
   - module: rdma.fabric.rdma_device_facts
-  - role: rdma.fabric.soft_roce
 """
 
 EXAMPLES = r"""

@@ -106,7 +106,6 @@ options:
     type: path
     default: /sys
 seealso:
-  - role: rdma.fabric.sriov
   - module: rdma.fabric.rdma_device_facts
 """
 
