@@ -292,6 +292,19 @@ def _read_ports(snap, cfg):
         })
 
 
+def pfc_from_ethtool(stats):
+    """``({(kind, direction, priority): value}, {storm level: count})`` from ``ethtool -S`` names (see ETHTOOL_PFC)."""
+    ethtool = {}
+    for name, value in stats.items():
+        for regex, kind, scale in ETHTOOL_PFC:
+            m = regex.match(name)
+            if m:
+                ethtool[(kind, m.group(1), int(m.group(2)))] = value * scale
+                break
+    storm = dict((level, stats[name]) for name, level in ETHTOOL_STORM if name in stats)
+    return ethtool, storm
+
+
 def _read_pfc(snap, cfg):
     seen = {}
     for p in snap.ports:
@@ -311,14 +324,7 @@ def _read_pfc(snap, cfg):
         except (IOError, OSError) as e:
             snap.error("pfc", "%s: ethtool statistics: %s" % (p["netdev"], e))
             stats = {}
-        ethtool = {}
-        for name, value in stats.items():
-            for regex, kind, scale in ETHTOOL_PFC:
-                m = regex.match(name)
-                if m:
-                    ethtool[(kind, m.group(1), int(m.group(2)))] = value * scale
-                    break
-        storm = dict((level, stats[name]) for name, level in ETHTOOL_STORM if name in stats)
+        ethtool, storm = pfc_from_ethtool(stats)
         if dcb is None and not ethtool and not storm:
             continue
         snap.pfc[key] = {"netdev": p["netdev"], "dcb": dcb, "ethtool": ethtool, "storm": storm}
