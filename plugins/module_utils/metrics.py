@@ -409,15 +409,16 @@ def saved_ports(saved_dir):
     return out
 
 
-def check_drift(netdev, args, sysfs):
+def check_drift(netdev, args, sysfs, facts=None):
     """One saved port compared with the host by the QoS engine in check mode.
 
     ``{"netdev", "device", "port", "ok", "error", "options": {option: drifted}, "unsupported": [options]}``.
+    ``facts``: the RDMA facts this run read (else the engine reads them to find the port).
     """
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import QosRun
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError
     entry = {"netdev": netdev, "device": None, "port": None, "ok": False, "error": None, "options": {}, "unsupported": []}
-    qos = QosRun(_CheckModule(args, sysfs))
+    qos = QosRun(_CheckModule(args, sysfs), facts=facts)
     try:
         result = qos.run()
     except QosError as e:
@@ -444,7 +445,7 @@ def _read_drift(snap, cfg, lock_wait=0.0):
                 snap.drift.append({"netdev": netdev, "device": None, "port": None, "ok": False, "error": problem,
                                    "options": {}, "unsupported": []})
                 continue
-            entry = check_drift(netdev, args, cfg["sysfs"])
+            entry = check_drift(netdev, args, cfg["sysfs"], snap.facts)
             snap.drift.append(entry)
     finally:
         if lock is not None:

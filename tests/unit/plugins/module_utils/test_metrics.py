@@ -321,3 +321,13 @@ def test_cli_unwritable_textfile_exits_1_and_leaves_no_file(tmp_path, capsys):
     assert metrics.cli_main(["--config", str(path)]) == 1
     assert "cannot write" in capsys.readouterr().err
     assert not (tmp_path / "missing").exists()
+
+
+def test_drift_with_the_runs_facts_is_the_same_as_reading_them_again(tmp_path):
+    """The collector hands the facts it read to the engine (no gather per port): same answer."""
+    from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+    tree = os.path.abspath(sysfs("derived_roce_mlx5_ofed"))
+    args = {"netdev": "ens1f0", "mtu": 1500, "cnp": {"dscp": 48, "priority": 6}}
+    facts = gather_rdma_facts(tree, gather_subset=["counters"])
+    assert metrics.check_drift("ens1f0", args, tree, facts) == metrics.check_drift("ens1f0", args, tree)
+    assert metrics.check_drift("ens1f0", args, tree, facts)["options"] == {"mtu": True, "cnp": False}
