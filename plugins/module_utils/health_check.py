@@ -83,8 +83,8 @@ def evaluate(snap, cfg):
         problems.append("cannot read the GPUDirect state: %s" % "; ".join(t for s, t in snap.messages if s == "gpudirect"))
     elif gd is not None and (gd["gpus"] or cfg["gpudirect"] == "required") and not gd["ready"]:
         problems.append("GPUDirect RDMA is not ready: %s" % (gd["reasons"][0] if gd["reasons"] else "unknown reason"))
-    checked = ["%d expected RDMA port%s up%s" % (len(expected), "" if len(expected) == 1 else "s",
-                                                   " at rate" if any(p["expected_rate_gbps"] for p in expected) else "")]
+    at_rate = " at rate" if any(p["expected_rate_gbps"] for p in expected) else ""
+    checked = ["%d expected RDMA port%s up%s" % (len(expected), "" if len(expected) == 1 else "s", at_rate)]
     if cfg["drift"]:
         checked.append("%d lossless port%s without drift" % (len(snap.drift), "" if len(snap.drift) == 1 else "s")
                        if snap.drift_skipped is None else "drift not checked (%s)" % snap.drift_skipped)
@@ -145,7 +145,7 @@ def cli_main(argv=None):
     try:
         cfg = metrics.config_from_args(opts)
     except metrics.ConfigError as e:
-        print("ERROR: rdma-fabric health-check: configuration error: %s" % one_line(str(e)))
+        sys.stdout.write("ERROR: rdma-fabric health-check: configuration error: %s" % one_line(str(e)) + "\n")
         return 2
     snap = metrics.collect(cfg, lock_wait=APPLY_LOCK_WAIT)
     problems, summary = evaluate(snap, cfg)
@@ -166,9 +166,9 @@ def cli_main(argv=None):
                 line += " [resumed %s]" % node
         except (IOError, OSError, subprocess.TimeoutExpired) as e:
             line += " [slurm: %s]" % one_line(str(e))
-    print(line)
+    sys.stdout.write(line + "\n")
     return status
 
 
 if __name__ == "__main__":
-    sys.exit(cli_main())
+    raise SystemExit(cli_main())

@@ -47,6 +47,7 @@ import errno
 import fcntl
 import fnmatch
 import json
+import math
 import os
 import re
 import shutil
@@ -508,7 +509,7 @@ def _fmt(value):
         return "1" if value else "0"
     if isinstance(value, int):
         return str(value)
-    if value != value:  # NaN
+    if math.isnan(value):
         return "NaN"
     text = repr(float(value))
     return text[:-2] if text.endswith(".0") and "e" not in text else text
@@ -690,16 +691,16 @@ def cli_main(argv=None):
             cfg["textfile"] = os.path.abspath(opts.textfile)
             cfg = check_config(dict((k, v) for k, v in cfg.items()))
     except ConfigError as e:
-        print("rdma-fabric metrics: configuration error: %s" % e, file=sys.stderr)
+        sys.stderr.write("rdma-fabric metrics: configuration error: %s" % e + "\n")
         return 2
     if opts.record_apply:
         try:
             record_apply(cfg)
         except (IOError, OSError) as e:
-            print("rdma-fabric metrics: cannot record the apply time under %s: %s" % (cfg["state_dir"], e), file=sys.stderr)
+            sys.stderr.write("rdma-fabric metrics: cannot record the apply time under %s: %s" % (cfg["state_dir"], e) + "\n")
     snap = collect(cfg)
     for section, text in snap.messages:
-        print("rdma-fabric metrics: %s: %s" % (section, text), file=sys.stderr)
+        sys.stderr.write("rdma-fabric metrics: %s: %s" % (section, text) + "\n")
     text = render(snap)
     if opts.textfile == "-":
         sys.stdout.write(text)
@@ -707,10 +708,10 @@ def cli_main(argv=None):
     try:
         write_atomic(cfg["textfile"], text)
     except (IOError, OSError) as e:
-        print("rdma-fabric metrics: cannot write %s: %s" % (cfg["textfile"], getattr(e, "strerror", None) or e), file=sys.stderr)
+        sys.stderr.write("rdma-fabric metrics: cannot write %s: %s" % (cfg["textfile"], getattr(e, "strerror", None) or e) + "\n")
         return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(cli_main())
+    raise SystemExit(cli_main())

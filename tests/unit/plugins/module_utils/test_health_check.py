@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 
-from ansible_collections.rdma.fabric.plugins.module_utils import health_check, metrics
+from ansible_collections.rdma.fabric.plugins.module_utils import health_check
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import build_ready_host
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -140,8 +140,8 @@ def fake_scontrol(tmp_path, monkeypatch, state, reason):
 
 def test_slurm_drain_on_failure(tmp_path, monkeypatch, capsys):
     log = fake_scontrol(tmp_path, monkeypatch, "IDLE", "")
-    cfg = write_config(tmp_path, sysfs=os.path.join(LAB, "sys"), expected_ports=[{"match": "rxe0", "rate_gbps": 10},
-                                                                             {"match": "mlx5_0"}])
+    expected = [{"match": "rxe0", "rate_gbps": 10}, {"match": "mlx5_0"}]
+    cfg = write_config(tmp_path, sysfs=os.path.join(LAB, "sys"), expected_ports=expected)
     assert health_check.cli_main(["--config", cfg, "--slurm-drain", "--node", "n1"]) == 1
     assert capsys.readouterr().out.endswith("[drained n1]\n")
     assert log.read_text() == ("update NodeName=n1 State=DRAIN Reason=rdma-fabric: RDMA port rxe0/1 (eth1) runs at "

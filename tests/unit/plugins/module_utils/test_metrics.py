@@ -266,9 +266,9 @@ def test_ethtool_pause_counter_names_of_each_driver():
 
 def test_pfc_metrics_prefer_driver_counters_then_dcb(tmp_path):
     snap = metrics.Snapshot()
-    snap.pfc[("mlx5_0", 1)] = {"netdev": "ens1f0", "dcb": {"enabled": [3], "requests": [0, 0, 0, 5, 0, 0, 0, 0],
-                                                            "indications": [0, 0, 0, 6, 0, 0, 0, 0]},
-                               "ethtool": {("frames", "rx", 3): 60, ("duration", "rx", 3): 1.5}, "storm": {"warning": 1}}
+    dcb = {"enabled": [3], "requests": [0, 0, 0, 5, 0, 0, 0, 0], "indications": [0, 0, 0, 6, 0, 0, 0, 0]}
+    snap.pfc[("mlx5_0", 1)] = {"netdev": "ens1f0", "dcb": dcb, "storm": {"warning": 1},
+                               "ethtool": {("frames", "rx", 3): 60, ("duration", "rx", 3): 1.5}}
     text = metrics.render(snap)
     promtool_check(text)
     assert value(text, "rdma_fabric_pfc_enabled", priority="3") == 1
