@@ -12,34 +12,18 @@ import json
 import os
 import re
 
-import yaml
-
 from ansible_collections.rdma.fabric.plugins.module_utils import metrics
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import build_ready_host
+
+from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import assert_specs_mirror_defaults, role_yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROLE = os.path.join(HERE, "..", "..", "..", "..", "roles", "rdma_metrics")
 FIXTURES = os.path.join(HERE, "..", "..", "fixtures", "sysfs")
-TYPES = {"str": str, "bool": bool, "int": int, "list": list, "dict": dict}
-
-
-def _yaml(*parts):
-    with open(os.path.join(ROLE, *parts)) as f:
-        return yaml.safe_load(f)
 
 
 def test_specs_mirror_defaults():
-    defaults = _yaml("defaults", "main.yml")
-    options = _yaml("meta", "argument_specs.yml")["argument_specs"]["main"]["options"]
-    assert sorted(options) == sorted(defaults)
-    for name, spec in options.items():
-        assert name.startswith("rdma_metrics_")
-        assert spec.get("description"), name
-        assert spec["default"] == defaults[name], name
-        if defaults[name] is not None and spec["type"] in TYPES:
-            assert isinstance(defaults[name], TYPES[spec["type"]]), name
-        if "choices" in spec:
-            assert defaults[name] in spec["choices"], name
+    assert_specs_mirror_defaults("rdma_metrics")
 
 
 def _families(tmp_path):
@@ -80,7 +64,7 @@ def test_rules_use_only_metrics_the_collector_writes(tmp_path):
     families = _families(tmp_path)
     used = set()
     for name in ("rdma_fabric_recording.rules.yml", "rdma_fabric_alerts.rules.yml"):
-        for group in _yaml("files", "prometheus", name)["groups"]:
+        for group in role_yaml("rdma_metrics", "files", "prometheus", name)["groups"]:
             for rule in group["rules"]:
                 used.update(re.findall(r"\b(rdma_fabric_[a-z_]+)", rule["expr"]))
     assert used and used <= families, sorted(used - families)
