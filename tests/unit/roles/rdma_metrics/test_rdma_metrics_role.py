@@ -11,6 +11,10 @@ __metaclass__ = type
 import json
 import os
 import re
+import subprocess
+import sys
+
+import yaml
 
 from ansible_collections.rdma.fabric.plugins.module_utils import metrics
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import build_ready_host
@@ -73,3 +77,88 @@ def test_rules_use_only_metrics_the_collector_writes(tmp_path):
         documented = set(re.findall(r"`(rdma_fabric_[a-z_]+)`", f.read()))
     assert families <= documented, sorted(families - documented)
     assert {d for d in documented if not d.endswith("_")} <= families, sorted(documented - families)
+
+
+# --------------------------------------------------------------------------
+# the real role in check mode on this machine (it has no RDMA device and no
+# host runtime; nothing is written): what it would write, from the diff
+# --------------------------------------------------------------------------
+PLAYBOOK = os.path.join(HERE, "check_mode.yml")
+
+
+def run_role(tmp_path, extra_vars):
+    import ansible_collections.rdma.fabric as pkg
+    env = dict(os.environ)
+    env.update({
+        "ANSIBLE_COLLECTIONS_PATH": os.path.abspath(os.path.join(list(pkg.__path__)[0], "..", "..", "..")),
+        "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json", "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
+        "ANSIBLE_CACHE_PLUGIN": "memory", "ANSIBLE_PYTHON_INTERPRETER": sys.executable, "ANSIBLE_NOCOLOR": "1",
+    })
+    env.pop("ANSIBLE_CONFIG", None)
+    ansible_playbook = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
+    proc = subprocess.run([ansible_playbook, "-i", "localhost,", "--check", "--diff", "-e", json.dumps(extra_vars), PLAYBOOK],
+                          env=env, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=600, check=False)
+    try:
+        out = json.loads(proc.stdout)
+    except ValueError:
+        raise AssertionError("no JSON from ansible-playbook (rc=%d): %s %s" % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+    tasks = {}
+    for play in out["plays"]:
+        for task in play["tasks"]:
+            result = task["hosts"].get("localhost", {})
+            tasks.setdefault(task["task"]["name"].split(" : ", 1)[-1], []).append(result)
+    return proc.returncode, tasks
+
+
+def _afters(result):
+    """Each item's or the task's diff 'after' text, keyed by the file written."""
+    out = {}
+    for item in result.get("results") or [result]:
+        diffs = item.get("diff") or []
+        for d in diffs if isinstance(diffs, list) else [diffs]:
+            if d and "after" in d:
+                out[d.get("after_header") or item.get("dest") or item.get("item", {}).get("dest")] = d["after"]
+    return out
+
+
+def test_check_mode_writes_nothing_and_shows_every_file(tmp_path):
+    rc, tasks = run_role(tmp_path, {"rdma_metrics_expected_ports": [{"match": "mlx5_*", "rate_gbps": 400}, {"match": "rxe0/1"}],
+                                    "rdma_metrics_interval": 30, "rdma_metrics_health_slurm_drain": True,
+                                    "rdma_metrics_textfile_dir": str(tmp_path / "textfile")})
+    assert rc == 0, tasks
+    config = _afters(tasks["Write the collector's configuration"][0])
+    (text,) = config.values()
+    cfg = metrics.check_config(json.loads(text))  # what the role writes, the collector accepts
+    assert cfg["expected_ports"] == [{"match": "mlx5_*", "rate_gbps": 400.0}, {"match": "rxe0/1", "rate_gbps": None}]
+    assert cfg["textfile"] == str(tmp_path / "textfile" / "rdma_fabric.prom")
+    with open(os.path.join(ROLE, "..", "..", "galaxy.yml")) as f:
+        assert cfg["collection_version"] == yaml.safe_load(f)["version"]
+    files = _afters(tasks["Install the collector's service and timer, and the health check"][0])
+    unit = files["/etc/systemd/system/rdma-fabric-metrics.service"]
+    assert ("ExecStart=/usr/bin/python3 /usr/lib/rdma-fabric/rdma-fabric.pyz metrics --config /etc/rdma-fabric/metrics.json\n"
+            in unit)
+    assert "ReadWritePaths=%s -/sys/kernel/config\n" % (tmp_path / "textfile") in unit
+    assert "OnUnitActiveSec=30s\n" in files["/etc/systemd/system/rdma-fabric-metrics.timer"]
+    assert files["/usr/local/sbin/rdma-fabric-health-check"].endswith(
+        "exec /usr/bin/python3 /usr/lib/rdma-fabric/rdma-fabric.pyz health-check --config /etc/rdma-fabric/metrics.json "
+        "--slurm-drain \"$@\"\n")
+    dropin = _afters(tasks["Hook the collector to every successful lossless re-apply (drop-in)"][0])
+    assert list(dropin) == ["/etc/systemd/system/rdma-fabric-lossless.service.d/50-rdma-fabric-metrics.conf"]
+    assert ("[Service]\nExecStartPost=-/usr/bin/python3 /usr/lib/rdma-fabric/rdma-fabric.pyz metrics "
+            "--config /etc/rdma-fabric/metrics.json --record-apply\n") in list(dropin.values())[0]
+
+
+def test_auto_expected_ports_on_a_host_without_rdma(tmp_path):
+    rc, tasks = run_role(tmp_path, {"rdma_metrics_textfile_dir": str(tmp_path / "textfile")})
+    assert rc == 0, tasks
+    (text,) = _afters(tasks["Write the collector's configuration"][0]).values()
+    assert json.loads(text)["expected_ports"] == []
+
+
+def test_bad_variables_are_refused_before_anything(tmp_path):
+    rc, tasks = run_role(tmp_path, {"rdma_metrics_expected_ports": [{"match": "mlx5_0/x"}]})
+    assert rc != 0
+    failed = tasks["Check the role's variables"][0]
+    assert failed["failed"] is True and "rdma_metrics_expected_ports auto or a list of" in failed["msg"]
+    assert "Read the collector's files, folders and timer (one call)" not in tasks
