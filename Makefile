@@ -2,7 +2,7 @@
 #
 #   make demo   set up this Debian 12 machine, boot the Soft-RoCE VM lab,
 #               run the main playbook, print where the report is, stop the lab
-#   make test   lint, ansible-test sanity, unit tests, the collection build, the
+#   make test   lint, ansible-test sanity, unit tests, the collection build, promtool rule tests, the
 #               Molecule scenarios of molecule/ci-scenarios.txt
 #   make test-all  the same checks and every Molecule scenario (molecule/*/)
 #
@@ -24,7 +24,7 @@ export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 LAB        := $(ROOT)/tools/lab/lab
 
-.PHONY: help deps venv collection-link lint sanity unit host-checks molecule molecule-one-vm \
+.PHONY: help deps venv collection-link lint sanity unit promtool-test host-checks molecule molecule-one-vm \
         molecule-two-vm molecule-all test test-all demo lab-image lab-up lab-down lab-status build clean
 
 help:
@@ -97,8 +97,16 @@ test-all:
 molecule-all-one-vm molecule-all-two-vm: molecule-all-%: venv collection-link lab-image
 	tools/lab/run-molecule-all --all $*
 
+# The Prometheus alert and recording rules of roles/rdma_metrics: promtool
+# (Debian's prometheus package, tools/deps/apt-packages.txt) checks them and
+# runs their unit tests (rdma_fabric.test.yml).
+PROM_RULES := roles/rdma_metrics/files/prometheus
+promtool-test: deps
+	promtool check rules $(PROM_RULES)/rdma_fabric_recording.rules.yml $(PROM_RULES)/rdma_fabric_alerts.rules.yml
+	cd $(PROM_RULES) && promtool test rules rdma_fabric.test.yml
+
 host-checks:
-	$(MAKE) --no-print-directory lint sanity unit build
+	$(MAKE) --no-print-directory lint sanity unit build promtool-test
 
 # --- the lab --------------------------------------------------------------
 # (MAKEFLAGS cleared: the dcbsim module's kernel build is a make of its own.)

@@ -67,6 +67,7 @@ _value:
     carrier_netdev: {description: The netdev carrying the port (its own, else the rxe/siw parent)., type: str}
     link_layer: {description: As in the facts., type: str}
     state: {description: As in the facts., type: str}
+    rate_gbps: {description: "The port rate in Gb/s, as in the facts (null when unreadable).", type: float}
     soft: {description: True for rxe/siw., type: bool}
     is_vf: {description: True for an SR-IOV virtual function., type: bool}
     driver: {description: The device's driver., type: str}

@@ -177,7 +177,7 @@ def port_view(dev, port):
     return {
         "device": dev.get("name"), "port": port.get("number"), "kind": port_kind(dev, port),
         "netdev": port.get("netdev"), "carrier_netdev": port_netdev(dev, port),
-        "link_layer": port.get("link_layer"), "state": port.get("state"),
+        "link_layer": port.get("link_layer"), "state": port.get("state"), "rate_gbps": port.get("rate_gbps"),
         "soft": bool(dev.get("soft")), "is_vf": bool((dev.get("sriov") or {}).get("is_vf")),
         "driver": dev.get("driver"), "pci_address": dev.get("pci_address"),
         "roce_v2_ipv4_gid_index": port.get("roce_v2_ipv4_gid_index"),

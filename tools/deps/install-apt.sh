@@ -28,5 +28,15 @@ if printf '%s\n' "${missing[@]}" | grep -q '~bpo12'; then
       "${sudo_cmd[@]}" tee "$bpo" >/dev/null
   fi
 fi
+# Packages such as prometheus start their daemon from postinst (init.d) where
+# systemd is not running; none of them may run here (they would listen on every
+# address): without a policy of the machine's own, deny service starts for the install.
+policy=/usr/sbin/policy-rc.d
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\n# tools/deps/install-apt.sh: no service starts during the install\nexit 101\n' |
+    "${sudo_cmd[@]}" tee "$policy" >/dev/null
+  "${sudo_cmd[@]}" chmod 0755 "$policy"
+  trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT
+fi
 "${sudo_cmd[@]}" apt-get update -q
 "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -96,8 +96,11 @@ class Part(object):
 
 
 class QosRun(object):
-    def __init__(self, module):
+    def __init__(self, module, facts=None):
+        """``facts``: the host's RDMA facts when the caller has just read them (the metrics
+        collector compares many ports in one run); None reads them to find the port."""
         self.module = module
+        self.facts = facts
         self.params = module.params
         self.runner = CommandRunner(module)
         self.warnings = []
@@ -121,7 +124,8 @@ class QosRun(object):
         if not os.path.isdir(os.path.join(sysfs_path, "class", "net")):
             raise ValidationError("sysfs_path", "%r does not look like a sysfs root (no class/net below it)" % sysfs_path)
         self.tree = SysfsTree(sysfs_path)
-        self.port = find_port(self.tree, netdev=p.get("netdev"), device=p.get("device"), port=p.get("port"))
+        self.port = find_port(self.tree, netdev=p.get("netdev"), device=p.get("device"), port=p.get("port"),
+                              facts=self.facts)
 
     # -- phase 2 --------------------------------------------------------
     def _parts(self):

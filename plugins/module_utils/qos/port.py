@@ -43,11 +43,12 @@ def _facts(tree):
         raise ValidationError("sysfs_path", str(e))
 
 
-def find_port(tree, netdev=None, device=None, port=None):
+def find_port(tree, netdev=None, device=None, port=None, facts=None):
     """Resolve the port; raise :class:`ValidationError` naming the parameter.
 
     Either ``netdev`` (its RDMA device/port is looked up), or ``device`` with
-    ``port`` (default 1; its netdev is looked up).
+    ``port`` (default 1; its netdev is looked up). ``facts``: the host's RDMA
+    facts when the caller has them already; None reads them from ``tree``.
     """
     if netdev is not None:
         check_netdev_name("netdev", netdev)
@@ -57,7 +58,8 @@ def find_port(tree, netdev=None, device=None, port=None):
         raise ValidationError("netdev", "give netdev, or device (with port)")
     if netdev is not None and not tree.exists(tree.sys("class", "net", netdev)):
         raise ValidationError("netdev", "interface %r does not exist (no %s)" % (netdev, tree.sys("class", "net", netdev)))
-    facts = _facts(tree)
+    if facts is None:
+        facts = _facts(tree)
     devices = dict((d["name"], d) for d in facts["devices"])
     if netdev is not None:
         ref = facts["netdevs"].get(netdev)

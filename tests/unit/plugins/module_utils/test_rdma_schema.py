@@ -112,7 +112,7 @@ def test_filter_returns_flat_records():
     out = rdma_ports(facts("lab1"), kinds=["roce"])
     assert out == [{
         "device": "rxe0", "port": 1, "kind": "roce", "netdev": "eth1", "carrier_netdev": "eth1",
-        "link_layer": "Ethernet", "state": "ACTIVE", "soft": True, "is_vf": False, "driver": "rdma_rxe",
+        "link_layer": "Ethernet", "state": "ACTIVE", "rate_gbps": 2.5, "soft": True, "is_vf": False, "driver": "rdma_rxe",
         "pci_address": None, "roce_v2_ipv4_gid_index": 1,
     }]
     assert rdma_ports({"rdma": derived_siw_host()}, kinds=["roce"]) == []

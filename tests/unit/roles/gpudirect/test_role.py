@@ -22,35 +22,19 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
     ACS_CTRL_LINUX_DEFAULT,
     build_ready_host,
 )
+from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import assert_specs_mirror_defaults
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROLE = os.path.join(HERE, "..", "..", "..", "..", "roles", "gpudirect")
 PLAYBOOK = os.path.join(HERE, "check_mode.yml")
-TYPES = {"str": str, "bool": bool, "path": str}
-
-
-def _yaml(*parts):
-    with open(os.path.join(ROLE, *parts)) as handle:
-        return yaml.safe_load(handle)
 
 
 def test_specs_mirror_defaults():
-    defaults = _yaml("defaults", "main.yml")
-    options = _yaml("meta", "argument_specs.yml")["argument_specs"]["main"]["options"]
-    assert sorted(options) == sorted(defaults)
-    for name, spec in options.items():
-        assert name.startswith("gpudirect_")
-        assert spec.get("description"), name
-        assert spec["default"] == defaults[name], name
-        assert isinstance(defaults[name], TYPES[spec["type"]]), name
-        if "choices" in spec:
-            assert defaults[name] in spec["choices"], name
+    assert_specs_mirror_defaults("gpudirect")
 
 
 def _collections_path():
