@@ -2,7 +2,8 @@
 #
 #   make demo   set up this Debian 12 machine, boot the Soft-RoCE VM lab,
 #               run the main playbook, print where the report is, stop the lab
-#   make test   lint, ansible-test sanity, unit tests, the collection build, the
+#   make test   lint, ansible-test sanity, the tarball (units and sanity from the
+#               installed copy, ansible-core 2.17/2.18/2.19), EE, docs, changelog, the
 #               Molecule scenarios of molecule/ci-scenarios.txt
 #   make test-all  the same checks and every Molecule scenario (molecule/*/)
 #
@@ -30,7 +31,7 @@ LAB        := $(ROOT)/tools/lab/lab
         bindep release
 
 help:
-	@sed -n '1,10p' Makefile
+	@sed -n '1,8p' Makefile
 
 # --- installation ---------------------------------------------------------
 deps: $(STAMPS)/apt

@@ -22,7 +22,7 @@ FORBIDDEN = [
     ".ansible-lint", ".ci/*", ".config/*", ".gitignore", ".git/*", "ansible.cfg", "Makefile",
     "benchmarks/*", "molecule/*", "tools/*", "inventories/lab/*", "shared/*",
     "tests/dcbsim/*", "tests/packaging/*", "tests/output/*",
-    ".venv*", ".cache/*", ".lab/*", "build/*", "reports/*", "rdma-fabric-reports/*",
+    ".venv*", ".cache/*", ".lab/*", "build/*", "reports/*",
     "*.tar.gz", "*.qcow2", "*.img", "*.raw", "*.pyc", "*.ko", "*/__pycache__/*",
     # sysfs fixture folders are rebuilt from the JSON manifests by the tests
     "tests/unit/fixtures/sysfs/*/*",
