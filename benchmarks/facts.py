@@ -43,7 +43,6 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-
 def build_host(sys_root):
     """The synthetic host of tests/unit/fixtures/sysfs/synthetic_host.py (shared with the unit tests)."""
     import importlib.util

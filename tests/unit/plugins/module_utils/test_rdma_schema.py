@@ -106,4 +106,3 @@ def test_soft_and_vf_switches():
 def test_bad_kind_names_parameter_and_allowed_values():
     with pytest.raises(RdmaFactsError, match=r"kinds: unknown port kind\(s\) ethernet; allowed: roce, infiniband, iwarp"):
         ports(facts("roce-a"), kinds=["ethernet"])
-

@@ -49,4 +49,3 @@ def test_relative_path_rejected_before_reading(run_module):
 def test_bad_unit_name_rejected(run_module):
     ok, result = run_module({"units": ["--root=/tmp"]})
     assert not ok and result["msg"].startswith("units:") and "--root=/tmp" in result["msg"]
-
