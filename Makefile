@@ -2,8 +2,10 @@
 #
 #   make demo   set up this Debian 12 machine, boot the Soft-RoCE VM lab,
 #               run the main playbook, print where the report is, stop the lab
-#   make test   lint, ansible-test sanity, unit tests, the collection build, promtool rule tests, the
-#               Molecule scenarios of molecule/ci-scenarios.txt
+#   make test   lint, ansible-test sanity, the tarball (units and sanity from the
+#               installed copy, ansible-core 2.17/2.18/2.19), EE, docs, changelog,
+#               promtool rule tests, the Molecule scenarios of
+#               molecule/ci-scenarios.txt
 #   make test-all  the same checks and every Molecule scenario (molecule/*/)
 #
 # Everything below installs what it needs (pinned): system packages via apt
@@ -24,11 +26,13 @@ export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 LAB        := $(ROOT)/tools/lab/lab
 
-.PHONY: help deps venv collection-link lint sanity unit promtool-test host-checks molecule molecule-one-vm \
-        molecule-two-vm molecule-all test test-all demo lab-image lab-up lab-down lab-status build clean
+.PHONY: help deps venv collection-link lint sanity unit host-checks molecule molecule-one-vm \
+        molecule-two-vm molecule-all test test-all demo lab-image lab-up lab-down lab-status build clean \
+        pack-venvs tools-venv core-venvs tarball-test matrix ee-test docs-test changelog-test host-python \
+        bindep release promtool-test
 
 help:
-	@sed -n '1,10p' Makefile
+	@sed -n '1,9p' Makefile
 
 # --- installation ---------------------------------------------------------
 deps: $(STAMPS)/apt
@@ -83,14 +87,14 @@ molecule-all: venv collection-link lab-image
 #      leave a core idle, and the host-side checks, one after the other;
 #   3. the two-VM scenarios, alone: two VMs keep both cores busy.
 test:
-	$(MAKE) --no-print-directory -j2 venv collection-link lab-image
+	$(MAKE) --no-print-directory -j2 venv collection-link lab-image pack-venvs
 	$(MAKE) --no-print-directory -j2 --output-sync=target molecule-one-vm host-checks
 	$(MAKE) --no-print-directory molecule-two-vm
 
 # Everything: the host-side checks beside the one-VM scenarios, then every
 # other scenario (those make test leaves out for CI's time budget included).
 test-all:
-	$(MAKE) --no-print-directory -j2 venv collection-link lab-image
+	$(MAKE) --no-print-directory -j2 venv collection-link lab-image pack-venvs
 	$(MAKE) --no-print-directory -j2 --output-sync=target molecule-all-one-vm host-checks
 	$(MAKE) --no-print-directory molecule-all-two-vm
 
@@ -105,8 +109,10 @@ promtool-test: deps
 	promtool check rules $(PROM_RULES)/rdma_fabric_recording.rules.yml $(PROM_RULES)/rdma_fabric_alerts.rules.yml
 	cd $(PROM_RULES) && promtool test rules rdma_fabric.test.yml
 
+# unit: the unit tests run from the installed tarball (tarball-test), not a
+# second time from the work tree (`make unit` stays for development).
 host-checks:
-	$(MAKE) --no-print-directory lint sanity unit build promtool-test
+	$(MAKE) --no-print-directory lint sanity changelog-test host-python tarball-test ee-test docs-test matrix promtool-test
 
 # --- the lab --------------------------------------------------------------
 # (MAKEFLAGS cleared: the dcbsim module's kernel build is a make of its own.)
@@ -126,11 +132,85 @@ lab-status:
 demo: venv collection-link lab-image
 	tools/lab/demo
 
-# The collection tarball; fails if lab images, venvs or caches slipped in.
+# The collection tarball, built from a copy of the tracked (and new, not
+# ignored) files, so nothing local (caches, rebuilt fixture folders, reports)
+# can slip in; the extra docs (docs/*.md as RST) are generated into that copy.
+# tests/packaging/tarball_contents.py prints it by top folder with sizes and
+# fails on what must not ship or on what is missing.
+COLL_VERSION := $(shell awk '/^version:/{print $$2}' galaxy.yml)
+TARBALL     := $(ROOT)/build/rdma-fabric-$(COLL_VERSION).tar.gz
+BUILD_SRC   := $(or $(TMPDIR),/tmp)/rdma-fabric-build-$(shell echo $(ROOT) | md5sum | cut -c1-8)/ansible_collections/rdma/fabric
 build: venv
-	$(BIN)/ansible-galaxy collection build --force --output-path build/
-	! tar tzf build/rdma-fabric-$$(awk '/^version:/{print $$2}' galaxy.yml).tar.gz \
-	  | grep -E '^(\.venv|\.cache|\.lab|build|reports)/|\.(qcow2|raw|img)$$'
+	rm -rf $(BUILD_SRC) && mkdir -p $(BUILD_SRC) build
+	git ls-files -co --exclude-standard -z | rsync -a --ignore-missing-args --from0 --files-from=- ./ $(BUILD_SRC)/
+	tools/docs/extra-docs $(BUILD_SRC)
+	cd $(BUILD_SRC) && $(BIN)/ansible-galaxy collection build --force --output-path $(ROOT)/build/ >/dev/null
+	$(BIN)/python tests/packaging/tarball_contents.py $(TARBALL)
+
+# --- packaging checks (issue 21) --------------------------------------------
+# Pinned virtualenvs beside .venv (ansible 12 / ansible-core 2.19):
+#   .cache/venv-tools      antsibull-docs, antsibull-changelog, ansible-builder,
+#                          sphinx, vermin (tools/deps/tools-requirements.txt)
+#   .cache/venv-core2.17   ansible 10 / ansible-core 2.17 (tools/deps/ansible-core-2.17.txt)
+#   .cache/venv-core2.18   ansible 11 / ansible-core 2.18 (tools/deps/ansible-core-2.18.txt)
+# Each file pins the full set (pip freeze); the controller Python is 3.11 for
+# all three cores (2.17: 3.10-3.12; 2.18 and 2.19: 3.11-3.13).
+TOOLS_VENV    := $(ROOT)/.cache/venv-tools
+TOOLS         := $(TOOLS_VENV)/bin
+CORE_VERSIONS := 2.17 2.18
+pack-venvs: tools-venv core-venvs
+tools-venv: $(STAMPS)/venv-tools
+core-venvs: $(CORE_VERSIONS:%=$(STAMPS)/venv-core%)
+$(STAMPS)/venv-tools: tools/deps/tools-requirements.txt $(STAMPS)/apt
+	rm -rf $(TOOLS_VENV) && /usr/bin/python3 -m venv $(TOOLS_VENV)
+	$(TOOLS)/pip install --disable-pip-version-check -q -r $<
+	@mkdir -p $(STAMPS) && touch $@
+$(STAMPS)/venv-core%: tools/deps/ansible-core-%.txt $(STAMPS)/apt
+	rm -rf $(ROOT)/.cache/venv-core$* && /usr/bin/python3 -m venv $(ROOT)/.cache/venv-core$*
+	$(ROOT)/.cache/venv-core$*/bin/pip install --disable-pip-version-check -q -r $<
+	@mkdir -p $(STAMPS) && touch $@
+
+# The built tarball installed with ansible-galaxy into a fresh folder; the
+# shipped unit tests and a sanity selection run from there (ansible-core 2.19).
+tarball-test: build
+	tests/packaging/tarball $(VENV) $(TARBALL)
+
+# ansible-core 2.17 and 2.18: the unit tests and the version-dependent sanity
+# tests from the installed tarball (tests/packaging/matrix says which).
+matrix: build core-venvs
+	tests/packaging/matrix $(TARBALL) $(CORE_VERSIONS:%=$(ROOT)/.cache/venv-core%)
+
+# Execution environment: bindep.txt current, `ansible-builder create` offline
+# and its context, the merged requirements (no container engine here).
+ee-test: build tools-venv
+	tests/packaging/ee $(TOOLS_VENV) $(TARBALL)
+
+bindep:
+	$(BIN)/python tests/packaging/bindep.py .
+
+# antsibull-docs lint-collection-docs and the docsite (RST + Sphinx HTML)
+# from the installed tarball.
+docs-test: build tools-venv
+	tests/packaging/docs $(TOOLS_VENV) $(TARBALL)
+
+# Fragments and changelog.yaml lint; CHANGELOG.rst is what changelog.yaml gives
+# and is valid RST.
+changelog-test: tools-venv
+	tests/packaging/changelog $(TOOLS_VENV)
+
+# The host-side code (modules, module_utils, the boot-time re-apply tool) needs
+# no newer Python than the managed-host minimum that README and
+# tests/config.yml state (vermin, a static check: no older Python here).
+host-python: tools-venv
+	tests/packaging/host-python $(TOOLS_VENV)
+
+# make release VERSION=x.y.z: galaxy.yml's version, changelog.yaml's release
+# from the fragments, CHANGELOG.rst, all linted. Commit the result.
+release: tools-venv
+	@[[ "$(VERSION)" =~ ^[0-9]+\.[0-9]+\.[0-9]+$$ ]] || { echo "usage: make release VERSION=x.y.z" >&2; exit 2; }
+	sed -i 's/^version: .*/version: $(VERSION)/' galaxy.yml
+	cd $(ROOT) && $(TOOLS)/antsibull-changelog release --version $(VERSION)
+	tests/packaging/changelog $(TOOLS_VENV)
 
 clean: lab-down
-	rm -rf build .cache/stamps
+	rm -rf build .cache/stamps .cache/venv-tools .cache/venv-core*

@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Benchmark rdma.fabric.rdma_device_facts on a large synthetic host.
 
-Builds, in a temporary folder, the sysfs tree of a big RDMA host:
+Builds, in a temporary folder, the sysfs tree of a big RDMA host
+(tests/unit/fixtures/sysfs/synthetic_host.py):
 16 dual-port HCAs (16 GID slots per port: 12 in use - link-local, IPv4 and
 IPv6 on the port netdev and on a VLAN above it, RoCE v1 and v2 each - and 4
 empty), 8 of them SR-IOV PFs with 8 VFs each (64 VF RDMA devices, one port,
@@ -41,170 +42,15 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-N_HCAS = 16
-PORTS_PER_HCA = 2
-GID_SLOTS = 16
-SRIOV_PFS = 8
-VFS_PER_PF = 8
-COUNTERS = ("port_rcv_data", "port_xmit_data", "port_rcv_packets", "port_xmit_packets", "port_rcv_errors",
-            "port_xmit_discards", "port_xmit_wait", "symbol_error", "link_downed", "link_error_recovery",
-            "unicast_rcv_packets", "unicast_xmit_packets", "multicast_rcv_packets", "multicast_xmit_packets")
-HW_COUNTERS = ("np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "rp_cnp_ignored", "out_of_buffer",
-               "out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rx_read_requests",
-               "rx_write_requests", "duplicate_request", "rnr_nak_retry_err", "implied_nak_seq_err", "lifespan")
-ZERO = "0000:0000:0000:0000:0000:0000:0000:0000"
-
-
-def _w(path, text):
-    d = os.path.dirname(path)
-    if not os.path.isdir(d):
-        os.makedirs(d)
-    with open(path, "w") as f:
-        f.write(text + "\n")
-
-
-def _ln(path, target):
-    d = os.path.dirname(path)
-    if not os.path.isdir(d):
-        os.makedirs(d)
-    os.symlink(target, path)
-
-
-def _gid(parts):
-    return ":".join("%04x" % p for p in parts)
-
-
-def _mac_gid(seed):
-    return _gid([0xfe80, 0, 0, 0, 0x0e42, 0xa1ff, 0xfe00 | (seed >> 8 & 0xff), seed & 0xffff])
-
-
-def _v4_gid(a, b, c, d):
-    return _gid([0, 0, 0, 0, 0, 0xffff, a << 8 | b, c << 8 | d])
-
-
-class HostBuilder(object):
-    """Writes a synthetic sysfs tree (kernel print formats, relative symlinks)."""
-
-    def __init__(self, sys_root):
-        self.sys = sys_root
-        self.ifindex = 10
-
-    def p(self, *parts):
-        return os.path.join(self.sys, *parts)
-
-    def netdev(self, devpath, name, dev_port, mtu, ppn=None):
-        """A netdev under a device folder; returns its ifindex."""
-        self.ifindex += 1
-        nd = os.path.join(devpath, "net", name)
-        for k, v in (("mtu", mtu), ("ifindex", self.ifindex), ("iflink", self.ifindex), ("dev_port", dev_port),
-                     ("dev_id", "0x0"), ("operstate", "up"), ("type", 1), ("addr_len", 6)):
-            _w(os.path.join(nd, k), str(v))
-        if ppn:
-            _w(os.path.join(nd, "phys_port_name"), ppn)
-        _ln(self.p("class", "net", name), os.path.relpath(nd, self.p("class", "net")))
-        return self.ifindex
-
-    def vlan(self, lower, lower_ifindex, vid, mtu):
-        name = "%s.%d" % (lower, vid)
-        self.ifindex += 1
-        nd = self.p("devices", "virtual", "net", name)
-        for k, v in (("mtu", mtu), ("ifindex", self.ifindex), ("iflink", lower_ifindex), ("operstate", "up")):
-            _w(os.path.join(nd, k), str(v))
-        _ln(os.path.join(nd, "lower_" + lower), os.path.relpath(self.p("class", "net", lower), nd))
-        _ln(self.p("class", "net", name), os.path.relpath(nd, self.p("class", "net")))
-        return name
-
-    def ib_device(self, name, pci_dir, ports):
-        """ports: list of (netdev, gid slots [(gid, type, ndev) or None])."""
-        ibdir = os.path.join(pci_dir, "infiniband", name)
-        _ln(self.p("class", "infiniband", name), os.path.relpath(ibdir, self.p("class", "infiniband")))
-        _ln(os.path.join(ibdir, "device"), os.path.relpath(pci_dir, ibdir))
-        for k, v in (("node_type", "1: CA"), ("node_guid", "0c42:a103:0000:%04x" % int(name.rsplit("_", 1)[-1])),
-                     ("sys_image_guid", "0c42:a103:0000:0001"), ("fw_ver", "22.39.1002"), ("board_id", "MT_0000000359"),
-                     ("hca_type", "MT4125"), ("hw_rev", "0x0"), ("node_desc", "bench " + name)):
-            _w(os.path.join(ibdir, k), v)
-        for n, (netdev, slots) in enumerate(ports, 1):
-            pd = os.path.join(ibdir, "ports", str(n))
-            for k, v in (("state", "4: ACTIVE"), ("phys_state", "5: LinkUp"), ("link_layer", "Ethernet"),
-                         ("rate", "100 Gb/sec (2X HDR)"), ("lid", "0x0"), ("sm_lid", "0x0"), ("sm_sl", "0"),
-                         ("lid_mask_count", "0"), ("cap_mask", "0x04010000")):
-                _w(os.path.join(pd, k), v)
-            for i, slot in enumerate(slots):
-                if slot is None:
-                    _w(os.path.join(pd, "gids", str(i)), ZERO)  # types/ndevs: EINVAL on a real host
-                    continue
-                gid, gtype, ndev = slot
-                _w(os.path.join(pd, "gids", str(i)), gid)
-                _w(os.path.join(pd, "gid_attrs", "types", str(i)), gtype)
-                _w(os.path.join(pd, "gid_attrs", "ndevs", str(i)), ndev)
-            for c in COUNTERS:
-                _w(os.path.join(pd, "counters", c), str(1000 + n))
-            for c in HW_COUNTERS:
-                _w(os.path.join(pd, "hw_counters", c), "0")
-            cm = self.p("kernel", "config", "rdma_cm", name, "ports", str(n))
-            _w(os.path.join(cm, "default_roce_mode"), "RoCE v2")
-            _w(os.path.join(cm, "default_roce_tos"), "106")
-
-    def pci_function(self, path, device_id, numa):
-        for k, v in (("vendor", "0x15b3"), ("device", device_id), ("class", "0x020000"), ("numa_node", numa)):
-            _w(os.path.join(path, k), str(v))
-        _ln(os.path.join(path, "driver"), os.path.relpath(self.p("bus", "pci", "drivers", "mlx5_core"), path))
-        _ln(self.p("bus", "pci", "devices", os.path.basename(path)), os.path.relpath(path, self.p("bus", "pci", "devices")))
-
 
 def build_host(sys_root):
-    """Write the synthetic host; returns a summary dict."""
-    b = HostBuilder(sys_root)
-    os.makedirs(b.p("bus", "pci", "drivers", "mlx5_core"))
-    for m in ("ib_core", "ib_uverbs", "rdma_ucm", "rdma_cm", "ib_cm", "mlx5_ib", "mlx5_core"):
-        os.makedirs(b.p("module", m))
-    n_dev = 0
-    n_gids = 0
-    vf_dev = N_HCAS
-    for h in range(N_HCAS):
-        bus = 0x10 + h
-        root_port = b.p("devices", "pci0000:00", "0000:00:%02x.0" % (h + 1))
-        pf = os.path.join(root_port, "0000:%02x:00.0" % bus)
-        b.pci_function(pf, "0x101d", h // 8)
-        ports = []
-        for n in range(PORTS_PER_HCA):
-            nd = "ens%df%d" % (h + 1, n)
-            ifx = b.netdev(pf, nd, n, 9000, "p%d" % n)
-            vl = b.vlan(nd, ifx, 100 + n, 9000)
-            seed = h * 16 + n
-            slots = []
-            for dev_name, host in ((nd, 1), (vl, 2)):
-                ll = _mac_gid(seed)
-                v4 = _v4_gid(10, host, h, 10 + n)
-                v6 = _gid([0x2001, 0xdb8, host, h, 0, 0, n, 0x11])
-                for g in (ll, v4, v6):
-                    slots.append((g, "IB/RoCE v1", dev_name))
-                    slots.append((g, "RoCE v2", dev_name))
-            slots += [None] * (GID_SLOTS - len(slots))
-            n_gids += sum(1 for s in slots if s)
-            ports.append((nd, slots))
-        b.ib_device("mlx5_%d" % h, pf, ports)
-        n_dev += 1
-        if h < SRIOV_PFS:
-            _w(os.path.join(pf, "sriov_totalvfs"), "16")
-            _w(os.path.join(pf, "sriov_numvfs"), str(VFS_PER_PF))
-            for v in range(VFS_PER_PF):
-                vf = os.path.join(root_port, "0000:%02x:01.%d" % (bus, v))
-                b.pci_function(vf, "0x101e", h // 8)
-                _ln(os.path.join(vf, "physfn"), os.path.relpath(pf, vf))
-                _ln(os.path.join(pf, "virtfn%d" % v), os.path.relpath(vf, pf))
-                nd = "ens%df0v%d" % (h + 1, v)
-                b.netdev(vf, nd, 0, 1500)
-                seed = 0x800 + h * 16 + v
-                v4 = _v4_gid(10, 3, h, 100 + v)
-                slots = [(_mac_gid(seed), "IB/RoCE v1", nd), (_mac_gid(seed), "RoCE v2", nd),
-                         (v4, "IB/RoCE v1", nd), (v4, "RoCE v2", nd)]
-                slots += [None] * (GID_SLOTS - len(slots))
-                n_gids += 4
-                b.ib_device("mlx5_%d" % vf_dev, vf, [(nd, slots)])
-                vf_dev += 1
-                n_dev += 1
-    return {"rdma_devices": n_dev, "pfs": N_HCAS, "vfs": SRIOV_PFS * VFS_PER_PF, "gids_in_use": n_gids}
+    """The synthetic host of tests/unit/fixtures/sysfs/synthetic_host.py (shared with the unit tests)."""
+    import importlib.util
+    path = os.path.join(REPO, "tests", "unit", "fixtures", "sysfs", "synthetic_host.py")
+    spec = importlib.util.spec_from_file_location("rdma_fabric_synthetic_host", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.build_host(sys_root)
 
 
 def _median_ms(samples):

@@ -15,8 +15,8 @@ description:
   - Builds the CNI JSON carried in C(spec.config) of a Multus NetworkAttachmentDefinition for a secondary network
     on an RDMA netdev, C(macvlan) (RoCE, the pod shares the port through the RDMA shared device plugin),
     C(host-device) (moves a netdev, for example a VF, into the pod) or C(ipoib) (an IPoIB child of C(ib0)).
-  - The IPAM is C(whereabouts) (cluster-wide, needs O(_input.ipam.range)) or C(host-local) (per node, needs
-    O(_input.ipam.subnet)); any other IPAM type is passed through unchecked.
+  - The IPAM is C(whereabouts) (cluster-wide, needs C(ipam.range)) or C(host-local) (per node, needs
+    C(ipam.subnet)); any other IPAM type is passed through unchecked.
   - Bad input fails with the offending key and the allowed values, before anything is rendered.
 options:
   _input:

@@ -63,15 +63,15 @@ _value:
     device: {description: RDMA device name., type: str}
     port: {description: Port number., type: int}
     kind: {description: "C(roce), C(infiniband), C(iwarp), or null when the link layer is unknown.", type: str}
-    netdev: {description: The port's own netdev, or null., type: str}
-    carrier_netdev: {description: The netdev carrying the port (its own, else the rxe/siw parent)., type: str}
+    netdev: {description: "The port's own netdev, or null.", type: str}
+    carrier_netdev: {description: "The netdev carrying the port (its own, else the rxe/siw parent).", type: str}
     link_layer: {description: As in the facts., type: str}
     state: {description: As in the facts., type: str}
     rate_gbps: {description: "The port rate in Gb/s, as in the facts (null when unreadable).", type: float}
     soft: {description: True for rxe/siw., type: bool}
     is_vf: {description: True for an SR-IOV virtual function., type: bool}
     driver: {description: The device's driver., type: str}
-    pci_address: {description: PCI address, null for soft devices., type: str}
+    pci_address: {description: "PCI address, null for soft devices.", type: str}
     roce_v2_ipv4_gid_index: {description: As in the facts., type: int}
 """
 

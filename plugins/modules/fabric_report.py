@@ -14,7 +14,7 @@ short_description: Write the RDMA fabric report (JSON, Markdown, self-contained 
 version_added: 0.1.0
 description:
   - Builds the fleet report from per-host RDMA facts (M(rdma.fabric.rdma_device_facts)), GPUDirect facts
-    (M(rdma.fabric.gpudirect)), QoS state and the validation results of the M(rdma.fabric.rdma_validate) role,
+    (M(rdma.fabric.gpudirect)), QoS state and the validation results of the C(rdma.fabric.rdma_validate) role,
     and writes C(fabric-report.json), C(fabric-report.md) and C(fabric-report.html) into O(dest).
   - The JSON has a top-level C(hosts) dictionary keyed by host and a C(validation) list (one entry per test per
     host pair). Every host shows its devices, ports, link state, rate, RoCE v2 GID index, QoS state, GPUDirect
@@ -48,7 +48,7 @@ options:
     type: dict
     required: true
   validation:
-    description: Validation results, one dictionary per test per pair, as the M(rdma.fabric.rdma_validate) role returns them.
+    description: Validation results, one dictionary per test per pair, as the C(rdma.fabric.rdma_validate) role returns them.
     type: list
     elements: dict
     default: []

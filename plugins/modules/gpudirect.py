@@ -63,6 +63,8 @@ description:
     ACS settings are lost at reboot: the C(rdma.fabric.gpudirect) role installs a systemd oneshot for that."
 author:
   - rdma.fabric developers (@rdma-fabric)
+extends_documentation_fragment:
+  - rdma.fabric.action_group.sysfs_group
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying target.

@@ -159,11 +159,11 @@ options:
   assert_passed:
     description:
       - Fail the task when the test did not pass. Set to V(false) to collect the verdict in C(passed) and
-        C(message) instead (the M(rdma.fabric.rdma_validate) role does).
+        C(message) instead (the C(rdma.fabric.rdma_validate) role does).
     type: bool
     default: true
 notes:
-  - Requires perftest or rdmacm-utils on the host (the M(rdma.fabric.mofed) role installs them) and coreutils
+  - Requires perftest or rdmacm-utils on the host (the C(rdma.fabric.mofed) role installs them) and coreutils
     C(timeout).
   - Real perftest output, including C(Conflicting CPU frequency values) warnings between the header and the
     result rows, is parsed by P(rdma.fabric.perftest_parse#filter), which shares this module's parser.

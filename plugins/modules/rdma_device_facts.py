@@ -48,6 +48,7 @@ extends_documentation_fragment:
   - rdma.fabric.sysfs
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.facts
+  - rdma.fabric.action_group.sysfs_group
 attributes:
   check_mode:
     support: full

@@ -38,6 +38,8 @@ description:
     deleted, so the table never passes through empty (which would silently switch the port back to PCP trust)."
 author:
   - rdma.fabric developers (@rdma-fabric)
+extends_documentation_fragment:
+  - rdma.fabric.action_group.sysfs_group
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying target.
@@ -179,7 +181,7 @@ options:
     default: /sys
 notes:
   - Settings made here are runtime state of the driver; they are lost on reboot or driver reload. The
-    M(rdma.fabric.lossless_ethernet) role re-applies them at boot and after a driver restart.
+    C(rdma.fabric.lossless_ethernet) role re-applies them at boot and after a driver restart.
   - Requires iproute2 5.11 or later (C(dcb)) or NVIDIA mlnx-tools (C(mlnx_qos)) for DCB options, C(ethtool) for
     O(pause), C(ip) for O(mtu).
 seealso:

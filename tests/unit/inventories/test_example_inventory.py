@@ -115,6 +115,8 @@ def test_constructed_groups_from_the_fact_cache(tmp_path):
 
 @pytest.mark.parametrize("playbook", ["site.yml", "facts.yml", "validate.yml", "report.yml"])
 def test_playbooks_syntax(tmp_path, playbook):
+    # site.yml has a play for a group that group_by makes at run time (rdma_fabric_gpu_hosts): no such group
+    # at syntax-check time, which ansible-test's environment (ANSIBLE_HOST_PATTERN_MISMATCH=error) would fail.
     out = run("ansible-playbook", ["-i", EXAMPLE, "--syntax-check", os.path.join(COLLECTION, "playbooks", playbook)],
-              tmp_path)
+              tmp_path, ANSIBLE_HOST_PATTERN_MISMATCH="warning")
     assert "playbook: " in out

@@ -41,6 +41,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import (
     parse_rate_gbps,
 )
 from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.tests.unit.fixtures.sysfs.synthetic_host import build_host
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.normpath(os.path.join(HERE, "..", "..", "fixtures"))
@@ -1105,13 +1106,9 @@ def _no_children_left():
 
 @pytest.fixture(name="big_host", scope="module")
 def fixture_big_host(tmp_path_factory):
-    """The large synthetic host of benchmarks/facts.py (80 devices, SR-IOV VFs, VLANs, rdma_cm)."""
-    spec = importlib.util.spec_from_file_location(
-        "bench_facts", os.path.join(HERE, "..", "..", "..", "..", "benchmarks", "facts.py"))
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    """The large synthetic host of benchmarks/facts.py (fixtures/sysfs/synthetic_host.py: 80 devices, SR-IOV VFs, VLANs, rdma_cm)."""
     sys_root = str(tmp_path_factory.mktemp("big") / "sys")
-    bench.build_host(sys_root)
+    build_host(sys_root)
     return sys_root
 
 

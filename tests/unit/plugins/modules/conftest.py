@@ -13,10 +13,29 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import contextlib
+import json
+
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
+
+try:
+    from ansible.module_utils.testing import patch_module_args
+except ImportError:  # ansible-core before 2.19 (the version matrix runs 2.17 and 2.18: tests/packaging/matrix)
+
+    @contextlib.contextmanager
+    def patch_module_args(args):
+        """What 2.19's patch_module_args does, the way earlier cores read module arguments (basic._ANSIBLE_ARGS)."""
+        args = dict(args)
+        args.setdefault("_ansible_remote_tmp", "/tmp")
+        args.setdefault("_ansible_keep_remote_files", False)
+        saved = basic._ANSIBLE_ARGS
+        basic._ANSIBLE_ARGS = json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode("utf-8")
+        try:
+            yield
+        finally:
+            basic._ANSIBLE_ARGS = saved
 
 
 class ExitJson(Exception):
