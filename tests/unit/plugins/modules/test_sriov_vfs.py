@@ -223,14 +223,3 @@ def test_parse_mlxconfig_query_takes_the_next_boot_column():
         "SRIOV_EN": 1, "NUM_OF_VFS": 16}
     assert sr.firmware_plan({"SRIOV_EN": 1, "NUM_OF_VFS": 8}, 0) == {"SRIOV_EN": 0}
 
-
-def test_filter_normalises_and_renders_boot_commands():
-    from ansible.errors import AnsibleFilterError
-    from ansible_collections.rdma.fabric.plugins.filter.sriov_pfs import sriov_pfs
-    (pf,) = sriov_pfs([PF], param="sriov_pfs")
-    assert pf["numvfs"] == 2 and pf["state"] == "present"
-    assert pf["boot_commands"] == [["ip", "link", "set", "eth2", "vf", "0", "mac", "52:54:00:10:00:01", "trust", "on",
-                                    "spoofchk", "off"]]
-    with pytest.raises(AnsibleFilterError) as err:
-        sriov_pfs([{"netdev": "eth2", "numvfs": -1}], param="sriov_pfs")
-    assert "Invalid sriov_pfs[0] (eth2): numvfs must be a whole number" in str(err.value)
