@@ -133,8 +133,15 @@ def test_check_mode_writes_nothing_and_shows_every_file(tmp_path):
     cfg = metrics.check_config(json.loads(text))  # what the role writes, the collector accepts
     assert cfg["expected_ports"] == [{"match": "mlx5_*", "rate_gbps": 400.0}, {"match": "rxe0/1", "rate_gbps": None}]
     assert cfg["textfile"] == str(tmp_path / "textfile" / "rdma_fabric.prom")
-    with open(os.path.join(ROLE, "..", "..", "galaxy.yml")) as f:
-        assert cfg["collection_version"] == yaml.safe_load(f)["version"]
+    # The version the role reads: MANIFEST.json in an installed collection, galaxy.yml in a source tree.
+    top = os.path.join(ROLE, "..", "..")
+    if os.path.exists(os.path.join(top, "MANIFEST.json")):
+        with open(os.path.join(top, "MANIFEST.json")) as f:
+            version = json.load(f)["collection_info"]["version"]
+    else:
+        with open(os.path.join(top, "galaxy.yml")) as f:
+            version = yaml.safe_load(f)["version"]
+    assert cfg["collection_version"] == version
     files = _afters(tasks["Install the collector's service and timer, and the health check"][0])
     unit = files["/etc/systemd/system/rdma-fabric-metrics.service"]
     assert ("ExecStart=/usr/bin/python3 /usr/lib/rdma-fabric/rdma-fabric.pyz metrics --config /etc/rdma-fabric/metrics.json\n"
