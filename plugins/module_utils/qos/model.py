@@ -465,8 +465,10 @@ class PortRequest(object):
         self.on_unsupported = on_unsupported
 
 
-def merge_port(defaults, entry):
+def merge_port(defaults, entry, drop_null=True):
     """One port's settings: ``defaults`` overridden by ``entry``; a null value in either means "not managed".
+
+    ``drop_null=False`` keeps the null values (to layer further settings under it).
 
     An option given in the entry under either of its names replaces the
     default given under either name (``tos`` in a port overrides a default
@@ -478,7 +480,7 @@ def merge_port(defaults, entry):
             merged.pop(alias, None)
             merged.pop(option, None)
     merged.update(entry)
-    return dict((k, v) for k, v in merged.items() if v is not None)
+    return dict((k, v) for k, v in merged.items() if v is not None or not drop_null)
 
 
 def port_request(entry, label=""):

@@ -212,14 +212,13 @@ def test_argument_specs_mirror_defaults():
 
 
 def test_role_passes_every_qos_option_the_module_has():
-    """The role's per-port keys are exactly roce_qos's options (less the port and test-only ones)."""
-    spec = importlib.util.spec_from_file_location("roce_qos_mod", os.path.join(REPO, "plugins", "modules", "roce_qos.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    module_opts = set(mod.argument_spec()) - {"netdev", "device", "port", "sysfs_path", "ports", "lock_timeout", "tos"}
+    """The role's per-port keys are exactly roce_qos's port options (less the other names and the addressing),
+    and the role passes its whole port list in one call."""
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos import model
     with open(os.path.join(ROLE, "vars", "main.yml")) as f:
         role_keys = set(yaml.safe_load(f)["lossless_ethernet__qos_keys"])
-    assert role_keys == module_opts
+    assert role_keys == set(model.ALL_KEYS + model.RUN_KEYS)
     with open(os.path.join(ROLE, "tasks", "main.yml")) as f:
-        task = [t for t in yaml.safe_load(f) if "rdma.fabric.roce_qos" in t][0]["rdma.fabric.roce_qos"]
-    assert set(task) == role_keys | {"netdev"}
+        tasks = [t for t in yaml.safe_load(f) if "rdma.fabric.roce_qos" in t]
+    assert len(tasks) == 1 and "loop" not in tasks[0]
+    assert tasks[0]["rdma.fabric.roce_qos"] == {"ports": "{{ lossless_ethernet_resolved_ports }}"}
