@@ -105,6 +105,7 @@ class StopSignals(object):
 
     @contextlib.contextmanager
     def watch(self):
+        """Catch the signals for the ``with`` block (the handlers before it come back after it)."""
         if threading.current_thread() is not threading.main_thread():
             yield self
             return
@@ -139,13 +140,14 @@ class PortRun(object):
 class QosRun(object):
     """Configure ``jobs`` (``[(PortRequest, PortRef)]``) through ``runner``; :meth:`run` returns the result."""
 
-    def __init__(self, runner, tree, jobs, check_mode=False):
+    def __init__(self, runner, tree, jobs, check_mode=False, stop=None):
         self.runner = runner
         self.tree = tree
         self.jobs = list(jobs)
         self.check_mode = check_mode
         self.warnings = []
-        self.stop = StopSignals()
+        # A caller that watches the stop signals itself (the host runtime) shares its flag.
+        self.stop = stop or StopSignals()
 
     # -- phase 2: backends and state -------------------------------------
     def _parts(self, run):
@@ -294,6 +296,8 @@ class QosRun(object):
     def _apply(self, runs):
         done = []
         with self.stop.watch():
+            if runs:
+                self._stop_requested(done, runs[0], "before any change")
             for run in runs:
                 for i, step in enumerate(run.steps):
                     try:

@@ -502,7 +502,7 @@ def port_request(entry, label=""):
     return PortRequest(label, netdev, device, number, desired, backend, on_unsupported)
 
 
-def _check_entry_keys(param, entry):
+def check_entry_keys(param, entry):
     if not isinstance(entry, dict):
         raise ValidationError(param, "each port must be a mapping {netdev: NAME, <option>: VALUE} or "
                                      "{device: NAME, port: N, <option>: VALUE}, got %r" % (entry,))
@@ -536,7 +536,7 @@ def port_requests(params):
     requests = []
     for i, entry in enumerate(entries):
         label = "ports[%d]" % i
-        _check_entry_keys(label, entry)
+        check_entry_keys(label, entry)
         requests.append(port_request(merge_port(defaults, entry), label))
     return requests
 
