@@ -67,7 +67,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
     check_backend,
     choice,
     merge_port,
-    normalise,
+    normalise_input,
     port_request,
     ON_UNSUPPORTED_CHOICES,
     PORT_ENTRY_KEYS,
@@ -88,7 +88,7 @@ def _fail(name, message):
 
 def _check_defaults(defaults, prefix):
     try:
-        normalise(defaults)
+        normalise_input(defaults)
         if defaults.get("backend") is not None:
             check_backend("backend", defaults["backend"])
         if defaults.get("on_unsupported") is not None:

@@ -101,12 +101,13 @@ options:
       - Priorities (0-7) on which Priority Flow Control is enabled; every other priority gets PFC off.
         V([]) turns PFC off. The common RoCE profile is V([3]).
       - "Two forms. A list of lossless priorities: V([3]), V([3, 4]), V([0, 1]) (repeats collapse). Or the 8 PFC
-        flags of C(mlnx_qos --pfc) and NVIDIA's NicConfigurationTemplate C(qos.pfc), index = priority: a list of
-        exactly 8 entries that are all 0 or 1, V([0,0,0,1,0,0,0,0]), or the string V(0,0,0,1,0,0,0,0); both mean
-        priority 3 lossless."
-      - A string is read only as the 8-flag form. A list of 0/1 entries with repeats and fewer than 8 entries
-        (V([0,0,0,1])) reads both ways (flags cut short, or priorities 0 and 1 given twice) and is rejected with
-        an error showing both forms.
+        flags of C(mlnx_qos --pfc) and NVIDIA's NicConfigurationTemplate C(qos.pfc), index = priority: exactly 8
+        entries that are all 0 or 1, V([0,0,0,1,0,0,0,0]) or the string V(0,0,0,1,0,0,0,0); both mean priority 3
+        lossless. A string is split at commas and a lone number is one entry, as for any list option (V(3,4) is
+        priorities 3 and 4)."
+      - A value that reads both ways is rejected with an error showing both forms, namely repeats among entries
+        that are all 0 or 1 (V([0,0,0,1]), flags cut short or priorities 0 and 1 given twice) and repeats among 8 or
+        more entries (V(0,0,0,2,0,0,0,0), flags with a typo or priorities 0 and 2).
     type: raw
   prio_tc:
     description:

@@ -26,15 +26,17 @@ Normalised (internal) forms:
 Forms users already know (from ``mlnx_qos``, NVIDIA's NicConfigurationTemplate
 and ``cma_roce_mode`` / ``cma_roce_tos``) mean what they mean there:
 
-* ``pfc`` (:func:`normalise_pfc`): a string is read ONLY as the 8 PFC flags
-  of ``mlnx_qos --pfc`` / NicConfigurationTemplate ``qos.pfc``
-  (``"0,0,0,1,0,0,0,0"``: priority 3 lossless). A list of exactly 8 entries
-  that are all 0 or 1 is the same flag form (``[0,0,0,1,0,0,0,0]``). Any
-  other list is a list of lossless priorities (``[3]``, ``[0, 1]``,
-  ``[3, 4]``, ``[]`` = off; repeats collapse). A list of 0/1 entries with
-  repeats and fewer than 8 entries (``[0,0,0,1]``) reads both ways (flags
-  cut short, or priorities 0 and 1 given twice) and is rejected with an
-  error showing both forms.
+* ``pfc`` (:func:`normalise_pfc`): a string is split at commas and a lone
+  integer is one entry, as Ansible reads any list option (:func:`as_list`).
+  Exactly 8 entries that are all 0 or 1 are the PFC flags of ``mlnx_qos
+  --pfc`` / NicConfigurationTemplate ``qos.pfc`` (``[0,0,0,1,0,0,0,0]`` or
+  ``"0,0,0,1,0,0,0,0"``: priority 3 lossless). Any other list is a list of
+  lossless priorities (``[3]``, ``[0, 1]``, ``"3,4"``, ``[]`` = off; repeats
+  collapse), except where it reads both ways: repeats among entries that are
+  all 0 or 1 (``[0,0,0,1]``: flags cut short, or priorities 0 and 1 given
+  twice), or repeats among 8 or more entries (``[0,0,0,2,0,0,0,0]``: flags
+  with a typo, or priorities 0 and 2): rejected with an error showing both
+  forms.
 * ``roce_mode``: ``v1`` / ``v2``, or the ``cma_roce_mode -m`` values ``1`` /
   ``2`` and the kernel's own texts ``IB/RoCE v1`` / ``RoCE v1`` / ``RoCE v2``.
 * ``tos``: another name for ``roce_tos`` (``cma_roce_tos -t``), accepted only
@@ -95,6 +97,8 @@ ALIASES = {"tos": "roce_tos"}       # other name -> option
 ALIAS_KEYS = tuple(ALIASES)
 PORT_ENTRY_KEYS = ADDRESS_KEYS + ALL_KEYS + ALIAS_KEYS + RUN_KEYS
 RUN_DEFAULTS = {"backend": "auto", "on_unsupported": "fail"}
+# Options the module declares as lists: what a caller wrote is read as Ansible reads a list (as_list).
+LIST_OPTIONS = ("pfc",)
 
 PFC_FORMS = ("a list of lossless priorities 0-7, e.g. [3] or [3, 4] ([] turns PFC off), or the 8 PFC flags of "
              "mlnx_qos --pfc / NicConfigurationTemplate qos.pfc (index = priority), e.g. [0,0,0,1,0,0,0,0] or "
@@ -272,26 +276,37 @@ def _mapping_items(param, value, what):
 # ---------------------------------------------------------------------------
 # option normalisation
 # ---------------------------------------------------------------------------
-def normalise_pfc(value, param="pfc"):
-    """``pfc`` in any accepted form as the sorted list of lossless priorities (see the module docstring)."""
+def as_list(value):
+    """What Ansible's list type makes of a value: a string split at commas, a lone integer one entry."""
     if isinstance(value, str):
-        flags = [part.strip() for part in value.split(",")]
-        if len(flags) == 8 and all(f in ("0", "1") for f in flags):
-            return [p for p, f in enumerate(flags) if f == "1"]
-        raise ValidationError(param, "expected a list of priorities 0-7; a string is read only as the 8 PFC flags "
-                                     "\"0,0,0,1,0,0,0,0\", got %r. Accepted forms: %s" % (value, PFC_FORMS))
+        return [part.strip() for part in value.split(",")]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [value]
+    return value
+
+
+def normalise_pfc(value, param="pfc"):
+    """``pfc`` (a list, see :func:`as_list` for strings) as the sorted list of lossless priorities.
+
+    Exactly 8 entries, each 0 or 1: the PFC flags (index = priority). Repeats
+    with every entry 0 or 1, or repeats among 8 or more entries: read both
+    ways, rejected. Otherwise lossless priorities (repeats collapse).
+    """
     if not isinstance(value, (list, tuple)):
         raise ValidationError(param, "expected a list of priorities 0-7, got %r. Accepted forms: %s" % (value, PFC_FORMS))
     values = [priority(param, v) for v in value]
     zero_one = all(v in (0, 1) for v in values)
     if zero_one and len(values) == 8:
         return [p for p, f in enumerate(values) if f == 1]
-    if zero_one and len(set(values)) != len(values):
+    repeated = sorted(set(v for v in values if values.count(v) > 1))
+    if repeated and (zero_one or len(values) >= 8):
+        as_flags = ("it has %d entries, not 8" % len(values) if zero_one
+                    else "its entries must be 0 or 1, not %s" % ", ".join(str(v) for v in sorted(set(values) - set((0, 1)))))
         raise ValidationError(
-            param, "%r reads two ways: as the 8 PFC flags of mlnx_qos --pfc it has %d entries, not 8; as a list of "
-            "lossless priorities it names priority %s more than once. Write it as priorities (e.g. [3] for "
-            "priority 3 lossless) or as 8 flags (e.g. [0,0,0,1,0,0,0,0] or \"0,0,0,1,0,0,0,0\")"
-            % (list(value), len(values), " and ".join(str(p) for p in sorted(set(values)))))
+            param, "%r reads two ways: as the 8 PFC flags of mlnx_qos --pfc %s; as a list of lossless priorities it "
+            "names priority %s more than once. Write it as priorities (e.g. [3] for priority 3 lossless) or as 8 "
+            "flags (e.g. [0,0,0,1,0,0,0,0] or \"0,0,0,1,0,0,0,0\")"
+            % (list(value), as_flags, " and ".join(str(p) for p in repeated)))
     return sorted(set(values))
 
 
@@ -414,6 +429,16 @@ _NORMALISERS = (
 )
 
 
+def normalise_input(params, prefix=""):
+    """:func:`normalise` of options as a caller wrote them: list options read as Ansible reads them
+    (:func:`as_list`), so a value means the same in a task, the role's variables and a saved file."""
+    params = dict(params)
+    for key in LIST_OPTIONS:
+        if params.get(key) is not None:
+            params[key] = as_list(params[key])
+    return normalise(params, prefix)
+
+
 def normalise(params, prefix=""):
     """Validate one port's options; return the desired state (only managed keys).
 
@@ -495,7 +520,7 @@ def port_request(entry, label=""):
         raise ValidationError(prefix + "netdev", "give netdev, or device (with port)")
     if number is not None:
         number = port_number(prefix + "port", number)
-    desired = normalise(entry, prefix)
+    desired = normalise_input(entry, prefix)
     backend = check_backend(prefix + "backend", entry.get("backend", RUN_DEFAULTS["backend"]))
     on_unsupported = choice(prefix + "on_unsupported", entry.get("on_unsupported", RUN_DEFAULTS["on_unsupported"]),
                             ON_UNSUPPORTED_CHOICES)
@@ -528,7 +553,7 @@ def port_requests(params):
     if not isinstance(entries, (list, tuple)):
         raise ValidationError("ports", "expected a list of port mappings, got %r" % (entries,))
     defaults = dict((k, params.get(k)) for k in ALL_KEYS + ALIAS_KEYS + RUN_KEYS if params.get(k) is not None)
-    normalise(defaults)
+    normalise_input(defaults)
     if "backend" in defaults:
         check_backend("backend", defaults["backend"])
     if "on_unsupported" in defaults:

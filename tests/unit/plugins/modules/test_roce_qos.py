@@ -266,7 +266,8 @@ def test_ports_list_per_port_results_and_diff(lab):
     ({"ports": [{"netdev": "dcbsim0", "roce_tos": 106, "tos": 96}]}, "ports[0].tos", "differ"),
     ({"ports": [{"netdev": "dcbsim0"}, {"netdev": "eth42"}]}, "ports[1].netdev", "interface 'eth42' does not exist"),
     ({"ports": [{"netdev": "dcbsim0", "color": "red"}]}, "ports[0]", "unknown option(s) color"),
-    ({"netdev": "dcbsim0", "pfc": "0,0,0,1"}, "pfc", "a string is read only as the 8 PFC flags"),
+    ({"netdev": "dcbsim0", "pfc": "0,0,0,1"}, "pfc", "reads two ways"),
+    ({"netdev": "dcbsim0", "pfc": "0,0,0,2,0,0,0,0"}, "pfc", "its entries must be 0 or 1, not 2"),
     ({"netdev": "dcbsim0", "tos": 96, "roce_tos": 106}, "tos", "tos 96 and roce_tos 106 differ"),
 ])
 def test_list_form_bad_input_fails_before_anything_is_touched(lab, args, param, needle):

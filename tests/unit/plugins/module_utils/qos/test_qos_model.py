@@ -157,36 +157,47 @@ def test_render_restricts_to_managed_options():
     ([0, 0, 0, 1, 1, 0, 0, 0], [3, 4]),
     ([0] * 8, []),
     ([1] * 8, list(range(8))),
-    # lists of priorities
+    # lists of priorities (strings and a lone integer as Ansible reads a list option)
     ([3], [3]),
     ([0, 1], [0, 1]),
     ([1], [1]),
     ([0], [0]),
     ([3, 4], [3, 4]),
+    ([3, 3, 0], [0, 3]),
     ([7, 6, 5, 4, 3, 2, 1, 0], list(range(8))),
     ([], []),
+    ("3", [3]),
+    ("3,4", [3, 4]),
+    (3, [3]),
 ])
 def test_pfc_forms(value, expected):
-    assert model.normalise_pfc(value) == expected
+    assert model.normalise_input({"pfc": value}) == {"pfc": expected}
 
 
 @pytest.mark.parametrize("value,needle", [
     # fewer than 8 flags with repeats: cut-short flags or priorities 0 and 1 twice
-    ([0, 0, 0, 1], "reads two ways"),
-    ([1, 1], "reads two ways"),
-    ([0, 0, 0, 1, 0, 0, 0], "has 7 entries, not 8"),
-    ("0,0,0,1", "a string is read only as the 8 PFC flags"),
-    ("3,4", "a string is read only as the 8 PFC flags"),
-    ("0,0,0,2,0,0,0,0", "a string is read only as the 8 PFC flags"),
-    ([0, 0, 0, 1, 0, 0, 0, 0, 0], "reads two ways"),
-    (3, "expected a list of priorities 0-7"),
+    ([0, 0, 0, 1], "it has 4 entries, not 8; as a list of lossless priorities it names priority 0 more than once"),
+    ("0,0,0,1", "it has 4 entries, not 8"),
+    ([1, 1], "it has 2 entries, not 8"),
+    ([0, 0, 0, 1, 0, 0, 0], "it has 7 entries, not 8"),
+    ([0, 0, 0, 1, 0, 0, 0, 0, 0], "it has 9 entries, not 8"),
+    # 8 entries with repeats that are not all 0/1: flags with a typo, or priorities 0 and 2
+    ("0,0,0,2,0,0,0,0", "its entries must be 0 or 1, not 2; as a list of lossless priorities it names priority 0"),
+    ([3] * 8, "its entries must be 0 or 1, not 3"),
 ])
-def test_pfc_ambiguous_or_wrong_forms_are_rejected_showing_both_forms(value, needle):
+def test_pfc_forms_that_read_both_ways_are_rejected_showing_both(value, needle):
     with pytest.raises(ValidationError) as exc:
-        model.normalise({"pfc": value})
+        model.normalise_input({"pfc": value})
     msg = str(exc.value)
-    assert exc.value.param == "pfc" and needle in msg
+    assert exc.value.param == "pfc" and "reads two ways" in msg and needle in msg
     assert "[3]" in msg and "0,0,0,1,0,0,0,0" in msg      # both forms shown
+
+
+@pytest.mark.parametrize("value", ["three", "3;4", {"3": True}, [9], [True]])
+def test_pfc_other_values_are_rejected(value):
+    with pytest.raises(ValidationError) as exc:
+        model.normalise_input({"pfc": value})
+    assert exc.value.param == "pfc"
 
 
 @pytest.mark.parametrize("value,expected", [
