@@ -58,15 +58,15 @@ def test_overrides_per_port_and_null_leaves_an_option_alone():
 
 
 @pytest.mark.parametrize("kwargs,needle", [
-    ({"defaults": dict(PROFILE, pfc=[0, 0, 0, 1])}, "lossless_ethernet_pfc: [0, 0, 0, 1] reads two ways"),
-    ({"defaults": dict(PROFILE, dscp2prio={26: 3, "26": 5})},
+    ({"profile": dict(PROFILE, pfc=[0, 0, 0, 1])}, "lossless_ethernet_pfc: [0, 0, 0, 1] reads two ways"),
+    ({"profile": dict(PROFILE, dscp2prio={26: 3, "26": 5})},
      "lossless_ethernet_dscp2prio: 26 and '26' are the same key (26) given twice"),
-    ({"defaults": dict(PROFILE, roce_mode="v3")}, "lossless_ethernet_roce_mode: 'v3' is not allowed"),
-    ({"defaults": dict(PROFILE, backend="lldptool")}, "lossless_ethernet_backend: 'lldptool' is not allowed"),
+    ({"profile": dict(PROFILE, roce_mode="v3")}, "lossless_ethernet_roce_mode: 'v3' is not allowed"),
+    ({"profile": dict(PROFILE, backend="lldptool")}, "lossless_ethernet_backend: 'lldptool' is not allowed"),
     ({"port_settings": {"eth1": {"pfc": [9]}}}, "lossless_ethernet_port_settings.eth1.pfc: port eth1: priority 9"),
     ({"ports": ["eth1", {"netdev": "eth2", "roce_mode": 3}]}, "lossless_ethernet_ports[1].roce_mode: port eth2: 3 is not"),
     ({"ports": [{"netdev": "eth2", "roce_tos": 106, "tos": 96}]}, "lossless_ethernet_ports[0].tos: port eth2: tos 96"),
-    ({"defaults": dict(PROFILE, trust="pcp", dscp2prio=None), "port_settings": {"eth1": {"dscp2prio": {26: 3}}}},
+    ({"profile": dict(PROFILE, trust="pcp", dscp2prio=None), "port_settings": {"eth1": {"dscp2prio": {26: 3}}}},
      "lossless_ethernet_port_settings.eth1.dscp2prio: port eth1: needs trust: dscp"),
     ({"ports": ["eth1", {"netdev": "eth1"}]}, "lossless_ethernet_ports: eth1 is listed twice"),
     ({"ports": [{"netdev": "eth1", "speed": 1}]}, "lossless_ethernet_ports[0]: unknown option(s) speed"),
@@ -76,9 +76,9 @@ def test_overrides_per_port_and_null_leaves_an_option_alone():
     ({"facts": None}, "lossless_ethernet_ports: [] means every RoCE port of the host, which needs its RDMA facts"),
 ])
 def test_errors_name_the_variable(kwargs, needle):
-    args = dict(defaults=PROFILE, facts=LAB1)
+    args = dict(facts=LAB1)
     args.update(kwargs)
-    defaults = args.pop("defaults")
+    profile = args.pop("profile", PROFILE)
     with pytest.raises(AnsibleFilterError) as exc:
-        roce_qos_ports(defaults, var_prefix="lossless_ethernet_", **args)
+        roce_qos_ports(profile, var_prefix="lossless_ethernet_", **args)
     assert needle in str(exc.value)
