@@ -48,8 +48,8 @@ def save_lossless(saved_dir, netdevs):
     os.makedirs(saved_dir)
     for nd in netdevs:
         with open(os.path.join(saved_dir, nd + ".json"), "w") as f:
-            json.dump({"ANSIBLE_MODULE_ARGS": {"netdev": nd, "mtu": 9000, "roce_tos": 106, "roce_mode": "v2",
-                                               "backend": "auto", "on_unsupported": "fail"}}, f, indent=2, sort_keys=True)
+            json.dump({"netdev": nd, "mtu": 9000, "roce_tos": 106, "roce_mode": "v2",
+                       "backend": "auto", "on_unsupported": "fail"}, f, indent=2, sort_keys=True)
 
 
 def run(cfg, runs):

@@ -50,10 +50,8 @@ import json
 import math
 import os
 import re
-import shutil
 import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -69,7 +67,7 @@ DEFAULTS = {
     "textfile": "/var/lib/prometheus/node-exporter/rdma_fabric.prom",
     # the lossless_ethernet role's saved per-port settings, and the lock its re-apply holds
     "saved_dir": "/etc/rdma-fabric/lossless",
-    "apply_lock": "/run/rdma-fabric-lossless.lock",
+    "apply_lock": "/run/rdma-fabric/qos.lock",
     # where --record-apply keeps the time of the last successful apply
     "state_dir": "/var/lib/rdma-fabric",
     "sysfs": "/sys",
@@ -331,44 +329,6 @@ def _read_pfc(snap, cfg):
         snap.pfc[key] = {"netdev": p["netdev"], "dcb": dcb, "ethtool": ethtool, "storm": storm}
 
 
-class _CheckModule(object):
-    """The part of AnsibleModule the QoS engine uses, for a check-mode run in the host runtime.
-
-    Commands run as argv lists (never a shell) with the C locale; nothing
-    is changed because ``check_mode`` is true: the engine reads, plans and stops.
-    """
-
-    check_mode = True
-    # The roce_qos argument_spec defaults the saved arguments leave out.
-    PARAM_DEFAULTS = {"backend": "auto", "on_unsupported": "fail"}
-    SBIN = ("/sbin", "/usr/sbin", "/usr/local/sbin")
-
-    def __init__(self, args, sysfs):
-        self.params = dict(self.PARAM_DEFAULTS)
-        self.params.update(args)
-        self.params["sysfs_path"] = sysfs
-
-    def get_bin_path(self, name, required=False):
-        path = os.pathsep.join([os.environ.get("PATH", "/usr/bin:/bin")] + list(self.SBIN))
-        found = shutil.which(name, path=path)
-        if found is None and required:
-            from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError
-            raise QosError("the %s command is not installed" % name)
-        return found
-
-    @staticmethod
-    def run_command(argv, environ_update=None):
-        env = dict(os.environ)
-        env.update(environ_update or {})
-        try:
-            proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=60, check=False)
-        except (IOError, OSError) as e:
-            return 127, "", str(e)
-        except subprocess.TimeoutExpired:
-            return 124, "", "timed out after 60 s"
-        return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
-
-
 def _apply_lock(path, wait):
     """A shared lock on the re-apply's lock file: held (fd), None when there is none, False when busy."""
     try:
@@ -388,7 +348,12 @@ def _apply_lock(path, wait):
 
 
 def saved_ports(saved_dir):
-    """``[(netdev, arguments or None, error or None)]`` of the saved lossless settings, by name."""
+    """``[(netdev, request or None, error or None)]`` of the saved lossless settings, by name.
+
+    Each file is read and validated as ``rdma-fabric qos-apply`` reads it
+    (:func:`.qos.reapply.load_saved`): one ``roce_qos`` ports entry.
+    """
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos.reapply import load_saved
     try:
         names = sorted(n for n in os.listdir(saved_dir) if n.endswith(".json"))
     except (IOError, OSError) as e:
@@ -399,33 +364,35 @@ def saved_ports(saved_dir):
     for name in names:
         netdev = name[:-len(".json")]
         try:
-            with open(os.path.join(saved_dir, name)) as f:
-                doc = json.load(f)
-            args = doc.get("ANSIBLE_MODULE_ARGS") if isinstance(doc, dict) else None
-            if not isinstance(args, dict) or args.get("netdev") != netdev:
-                raise ValueError("expected {\"ANSIBLE_MODULE_ARGS\": {\"netdev\": \"%s\", ...}}" % netdev)
-            out.append((netdev, args, None))
+            out.append((netdev, load_saved(os.path.join(saved_dir, name), netdev), None))
         except (IOError, OSError, ValueError) as e:
             out.append((netdev, None, "unreadable saved settings %s: %s" % (name, e)))
     return out
 
 
-def check_drift(netdev, args, sysfs, facts=None):
+def check_drift(netdev, request, sysfs, facts=None):
     """One saved port compared with the host by the QoS engine in check mode.
 
     ``{"netdev", "device", "port", "ok", "error", "options": {option: drifted}, "unsupported": [options]}``.
-    ``facts``: the RDMA facts this run read (else the engine reads them to find the port).
+    ``request``: the port's validated request (:func:`saved_ports`); ``facts``: the RDMA
+    facts this run read (else they are read here to find the port).
     """
+    from ansible_collections.rdma.fabric.plugins.module_utils.host_cli import HostProcess
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import QosRun
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import check_netdevs_exist, read_facts, resolve
+    from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
     entry = {"netdev": netdev, "device": None, "port": None, "ok": False, "error": None, "options": {}, "unsupported": []}
-    qos = QosRun(_CheckModule(args, sysfs), facts=facts)
+    tree = SysfsTree(sysfs)
     try:
-        result = qos.run()
+        check_netdevs_exist(tree, [request])
+        ref = resolve(read_facts(tree) if facts is None else facts, tree, request)
+        result = QosRun(CommandRunner(HostProcess()), tree, [(request, ref)], check_mode=True).run()["ports"][ref.netdev]
     except QosError as e:
         entry["error"] = str(e)
         return entry
-    entry.update(ok=True, device=result["device"], port=result["port"],
+    entry.update(ok=True, device=ref.device, port=ref.port,
                  options=dict((k, bool(v)) for k, v in result["changes"].items()),
                  unsupported=[u["option"] for u in result["unsupported"]])
     return entry
@@ -440,13 +407,13 @@ def _read_drift(snap, cfg, lock_wait=0.0):
         snap.drift_skipped = "a lossless re-apply is running (%s is locked)" % cfg["apply_lock"]
         return
     try:
-        for netdev, args, problem in saved:
+        for netdev, request, problem in saved:
             if problem is not None:
                 snap.error("drift", "%s: %s" % (netdev, problem))
                 snap.drift.append({"netdev": netdev, "device": None, "port": None, "ok": False, "error": problem,
                                    "options": {}, "unsupported": []})
                 continue
-            entry = check_drift(netdev, args, cfg["sysfs"], snap.facts)
+            entry = check_drift(netdev, request, cfg["sysfs"], snap.facts)
             snap.drift.append(entry)
     finally:
         if lock is not None:

@@ -10,20 +10,29 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: roce_qos
-short_description: Configure lossless RoCE QoS (trust, PFC, ETS, DSCP, ECN, ToS, MTU) on one RDMA port
+short_description: Configure lossless RoCE QoS (trust, PFC, ETS, DSCP, ECN, ToS, MTU) on RDMA ports
 version_added: 0.1.0
 description:
-  - Configures one RoCE port for lossless RDMA over Converged Ethernet v2. Only the options given are managed;
+  - Configures RoCE ports for lossless RDMA over Converged Ethernet v2. Only the options given are managed;
     an option left out (or null) is left as it is on the host.
+  - "One port (O(netdev), or O(device) and O(port), with the options at the top level) or a list of ports
+    (O(ports), each entry with its own C(netdev) or C(device) and C(port) and any of the options; the top-level
+    options are the defaults of every port), like the C(network_connections) of linux-system-roles. All ports
+    are found with one read of the host's RDMA facts."
   - Reads the current state, computes the difference, applies only that and reports C(changed) honestly.
-    Supports check mode (nothing is changed) and diff mode (C(before)/C(after) of the managed options).
-  - Every option is validated before anything is read or changed; errors name the parameter and the allowed
-    values. The netdev must exist and be an RDMA port, that is listed by an RDMA device under
-    C(/sys/class/infiniband) (in C(ports/*/gid_attrs/ndevs), the rxe C(parent) file, or C(device/net)).
-  - If a step fails part-way, the steps this run already applied are undone in reverse order and the task fails
-    saying which step failed, what was rolled back and what could not be. After applying, the module reads the
-    port back; a state that differs from the plan (for example a trust state the driver flipped) is treated
-    the same way.
+    Supports check mode (nothing is changed) and diff mode (C(before)/C(after) of the managed options, per port).
+  - Every option of every port is validated before anything is read or changed; errors name the parameter
+    (C(ports[N].option) in the list form) and the allowed values. A netdev must exist and be a RoCE port, that
+    is listed by an RDMA device under C(/sys/class/infiniband) (in C(ports/*/gid_attrs/ndevs), the rxe C(parent)
+    file, or C(device/net)) whose port is of kind C(roce) in the facts; iWARP and InfiniBand ports are refused.
+  - If a step fails part-way (a command that fails or cannot be started), or the module is asked to stop
+    (SIGTERM, SIGHUP, SIGINT; the step under way finishes first), the steps this run already applied, on every
+    port, are undone in reverse order and the task fails saying which step failed, what was rolled back and what
+    could not be. After applying a port, the module reads it back; a state that differs from the plan (for
+    example a trust state the driver flipped) is treated the same way.
+  - The module holds the host's QoS lock (C(/run/rdma-fabric/qos.lock)) while it reads and changes ports, as
+    the boot-time re-apply of M(rdma.fabric.lossless_ethernet) (C(rdma-fabric qos-apply)) does, so the two never
+    change a port at the same time; see O(lock_timeout).
   - "Backends: DCB options (O(trust), O(pfc), O(prio_tc), O(ets), O(dscp2prio)) go through iproute2 C(dcb)
     (upstream DCB netlink) or NVIDIA C(mlnx_qos), see O(backend); O(ecn) and O(cnp) through the NVIDIA
     driver's C(/sys/class/net/IF/ecn) files; O(roce_tos) and O(roce_mode) through rdma_cm configfs; O(mtu)
@@ -55,10 +64,24 @@ attributes:
     support: full
     platforms: linux
 options:
+  ports:
+    description:
+      - "The ports to configure, one mapping per port: C(netdev) (or C(device) and C(port)) and any option of this
+        module that configures a port (O(trust), O(pfc), O(prio_tc), O(ets), O(dscp2prio), O(ecn), O(cnp),
+        O(roce_tos), O(tos), O(roce_mode), O(mtu), O(pause), O(backend), O(on_unsupported)), with the same
+        forms and values as at the top level."
+      - The top-level options are the defaults of every port; a key given in an entry replaces the default for
+        that port as a whole (a C(dscp2prio) map is not merged), and a key given as V(null) leaves that option of
+        that port alone.
+      - A port listed twice (by netdev, or once by netdev and once by device) is an error.
+      - One of O(ports), O(netdev) or O(device) is required; O(ports) goes without O(netdev), O(device) and O(port).
+    type: list
+    elements: dict
   netdev:
     description:
       - "The RoCE port's netdev, for example C(ens1f0) or C(eth1). 1-15 characters of C(A-Z a-z 0-9 _ . : -)."
-      - Either O(netdev) or O(device) is required. When both are given they must name the same port.
+      - One of O(ports), O(netdev) or O(device) is required. When both O(netdev) and O(device) are given they must
+        name the same port.
     type: str
   device:
     description:
@@ -79,8 +102,15 @@ options:
     description:
       - Priorities (0-7) on which Priority Flow Control is enabled; every other priority gets PFC off.
         V([]) turns PFC off. The common RoCE profile is V([3]).
-    type: list
-    elements: int
+      - "Two forms. A list of lossless priorities: V([3]), V([3, 4]), V([0, 1]) (repeats collapse). Or the 8 PFC
+        flags of C(mlnx_qos --pfc) and NVIDIA's NicConfigurationTemplate C(qos.pfc), index = priority: exactly 8
+        entries that are all 0 or 1, V([0,0,0,1,0,0,0,0]) or the string V(0,0,0,1,0,0,0,0); both mean priority 3
+        lossless. A string is split at commas and a lone number is one entry, as for any list option (V(3,4) is
+        priorities 3 and 4)."
+      - A value that reads both ways is rejected with an error showing both forms, namely repeats among entries
+        that are all 0 or 1 (V([0,0,0,1]), flags cut short or priorities 0 and 1 given twice) and repeats among 8 or
+        more entries (V(0,0,0,2,0,0,0,0), flags with a typo or priorities 0 and 2).
+    type: raw
   prio_tc:
     description:
       - "Priority to traffic-class map. Either a list of 8 traffic classes (index = priority 0..7, like
@@ -143,10 +173,17 @@ options:
       - Default IP ToS byte (0-255) of RDMA-CM connections on this port (rdma_cm configfs C(default_roce_tos)),
         for example V(106) = DSCP 26 with ECN-capable transport.
     type: int
+  tos:
+    description:
+      - Another name for O(roce_tos) (the ToS of C(cma_roce_tos -t)). When both are given they must have the
+        same value; different values are an error.
+    type: int
   roce_mode:
-    description: Default RoCE version of RDMA-CM connections on this port (rdma_cm configfs C(default_roce_mode)).
-    type: str
-    choices: [v1, v2]
+    description:
+      - Default RoCE version of RDMA-CM connections on this port (rdma_cm configfs C(default_roce_mode)).
+      - "V(v1) or V(v2); the forms of C(cma_roce_mode) are accepted too: V(1) and V(2) (its C(-m) values) and the
+        kernel's texts V(IB/RoCE v1), V(RoCE v1), V(RoCE v2)."
+    type: raw
   mtu:
     description: MTU of the netdev, 68-9978 (the driver may allow less).
     type: int
@@ -179,11 +216,21 @@ options:
         container's bind mount of the host's C(/sys) or a fixture tree.
     type: path
     default: /sys
+  lock_timeout:
+    description:
+      - Seconds to wait for the host's QoS lock (C(/run/rdma-fabric/qos.lock)) while another run holds it (the
+        boot-time re-apply, or another task). When it runs out the task fails, changing nothing, and the error
+        names the holder (pid, what, since when).
+      - In check mode a lock that cannot be created (no write access to C(/run)) only warns.
+    type: int
+    default: 120
 notes:
   - Settings made here are runtime state of the driver; they are lost on reboot or driver reload. The
     C(rdma.fabric.lossless_ethernet) role re-applies them at boot and after a driver restart.
   - Requires iproute2 5.11 or later (C(dcb)) or NVIDIA mlnx-tools (C(mlnx_qos)) for DCB options, C(ethtool) for
     O(pause), C(ip) for O(mtu).
+  - "Mapping keys that mean the same (C(dscp2prio: {26: 3, '26': 5})) are rejected on the controller, before the
+    module runs (its action plugin), since the JSON that carries the arguments to the host keeps only one of them."
 seealso:
   - name: dcb(8)
     description: iproute2 DCB tool (dcb-pfc, dcb-ets, dcb-app).
@@ -206,6 +253,22 @@ EXAMPLES = r"""
     roce_mode: v2
     mtu: 9000
     pause: false
+
+- name: Every RoCE port of the host in one call, the profile as defaults and one port with its own MTU
+  rdma.fabric.roce_qos:
+    trust: dscp
+    pfc: "0,0,0,1,0,0,0,0"     # the mlnx_qos --pfc form: priority 3 lossless
+    dscp2prio: {26: 3, 48: 6}
+    roce_tos: 106
+    roce_mode: 2               # cma_roce_mode -m 2
+    ports:
+      - {netdev: ens1f0, mtu: 9000}
+      - {device: mlx5_1, port: 1, mtu: 4200}
+  register: qos_all
+
+- name: Which options of which port differed
+  ansible.builtin.debug:
+    msg: "{{ qos_all.ports | dict2items | map(attribute='value.drift') }}"
 
 - name: Same port addressed by RDMA device, ETS 50/50 between TC0 and TC3, CNP traffic class strict
   rdma.fabric.roce_qos:
@@ -235,34 +298,46 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+ports:
+  description:
+    - Per port, keyed by netdev, that port's result with the keys the single-port form returns at the top level
+      (C(changed), RV(netdev), RV(device), RV(port), RV(backend), RV(backend_reason), RV(backends), RV(before),
+      RV(after), RV(changes), RV(drift), RV(commands), RV(unsupported)).
+    - On a failure before anything was changed, a port that could not be configured has C(failed) and C(msg)
+      instead.
+  returned: always, except on bad input
+  type: dict
+  sample: {"dcbsim0": {"changed": true, "netdev": "dcbsim0", "device": "rxe9", "port": 1, "backend": "dcb",
+           "before": {"pfc": []}, "after": {"pfc": [3]}, "changes": {"pfc": true},
+           "drift": {"pfc": {"desired": [3], "actual": []}}}}
 netdev:
   description: The port's netdev.
-  returned: success
+  returned: success, in the single-port form
   type: str
   sample: ens1f0
 device:
   description: The port's RDMA device.
-  returned: success
+  returned: success, in the single-port form
   type: str
   sample: mlx5_0
 port:
   description: The port number on O(device).
-  returned: success
+  returned: success, in the single-port form
   type: int
   sample: 1
 backend:
   description: The DCB backend used for the DCB options (V(dcb) or V(mlnx_qos)); null when no DCB option was managed.
-  returned: success
+  returned: success, in the single-port form (per port in RV(ports))
   type: str
   sample: dcb
 backend_reason:
   description: Why that DCB backend was chosen (null when none was needed).
-  returned: success
+  returned: success, in the single-port form (per port in RV(ports))
   type: str
   sample: "auto: iproute2 dcb is installed"
 backends:
   description: For each managed option, the backend that handled it (V(dcb), V(mlnx_qos), V(sysfs_ecn), V(configfs), V(iproute2), V(ethtool)).
-  returned: success
+  returned: success, in the single-port form (per port in RV(ports))
   type: dict
   sample: {"trust": "dcb", "pfc": "dcb", "dscp2prio": "dcb", "roce_tos": "configfs", "mtu": "iproute2"}
 before:
@@ -270,40 +345,50 @@ before:
     - The managed options as they were. Same shapes as the options, in full for the DCB maps (C(prio_tc) as a list of 8,
       C(ets) as a list of 8 C({tc, tsa, bw})); C(dscp2prio) lists the requested DSCPs (a list where one DSCP has several
       priorities, null where it has none).
-  returned: success
+  returned: success, in the single-port form (per port in RV(ports))
   type: dict
   sample: {"trust": "pcp", "pfc": [], "dscp2prio": {"26": null, "48": null}, "roce_tos": 0}
 after:
   description: The managed options after the run, read back from the host (planned values in check mode).
-  returned: success
+  returned: success, in the single-port form (per port in RV(ports))
   type: dict
   sample: {"trust": "dscp", "pfc": [3], "dscp2prio": {"26": 3, "48": 6}, "roce_tos": 106}
 changes:
   description: For each managed option, whether it changed (or would change, in check mode).
-  returned: success
+  returned: success, in the single-port form (per port in RV(ports))
   type: dict
   sample: {"trust": true, "pfc": true, "dscp2prio": true, "roce_tos": false}
+drift:
+  description:
+    - The managed options that differed from what was asked when the port was read, each with C(desired) and
+      C(actual) (same shapes as RV(before) and RV(after)); empty when the port was as asked. In check mode this
+      is the port's drift from the settings, option by option.
+  returned: success, in the single-port form (per port in RV(ports))
+  type: dict
+  sample: {"pfc": {"desired": [3], "actual": []}}
 commands:
   description:
     - The changes in the order they were applied (in check mode, would be applied), as command lines or
-      C(write VALUE > PATH). On failure, the ones that ran, the failed one last.
+      C(write VALUE > PATH), of every port. On failure, the ones that ran, the failed one last.
   returned: always
   type: list
   elements: str
   sample: ["/usr/sbin/dcb app add dev dcbsim0 dscp-prio 26:3 48:6", "/usr/sbin/dcb pfc set dev dcbsim0 prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"]
 unsupported:
   description: Options skipped with O(on_unsupported=warn) because the port cannot do them, and why.
-  returned: success
+  returned: success, in the single-port form (per port in RV(ports))
   type: list
   elements: dict
   sample: [{"option": "pfc", "reason": "eth1 has no DCB support (its driver has no DCB netlink ops)"}]
 diff:
-  description: C(before) and C(after), in diff mode.
+  description:
+    - C(before) and C(after), in diff mode. In the list form a list with one such entry per port, the port's
+      netdev as C(before_header) and C(after_header).
   returned: success, in diff mode
-  type: dict
+  type: raw
   sample: {"before": {"pfc": []}, "after": {"pfc": [3]}}
 param:
-  description: The parameter an input error is about.
+  description: The parameter an input error is about (C(ports[N].option) in the list form).
   returned: failure, on bad input
   type: str
   sample: pfc
@@ -328,21 +413,24 @@ rollback_failed:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError, QosRun
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine, lock, model
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError, PortsError, QosRun
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError, ValidationError
 
 
 def argument_spec():
     return dict(
+        ports=dict(type="list", elements="dict"),
         netdev=dict(type="str"),
         device=dict(type="str"),
         port=dict(type="int"),
-        trust=dict(type="str", choices=["pcp", "dscp"]),
-        pfc=dict(type="list", elements="int"),
+        trust=dict(type="str", choices=list(model.TRUST_CHOICES)),
+        pfc=dict(type="raw"),
         prio_tc=dict(type="raw"),
         ets=dict(type="list", elements="dict", options=dict(
             tc=dict(type="int", required=True),
-            tsa=dict(type="str", choices=["ets", "strict", "vendor"], default="ets"),
+            tsa=dict(type="str", choices=list(model.TSA_CHOICES), default="ets"),
             bw=dict(type="int"),
         )),
         dscp2prio=dict(type="dict"),
@@ -355,40 +443,60 @@ def argument_spec():
             priority=dict(type="int"),
         )),
         roce_tos=dict(type="int"),
-        roce_mode=dict(type="str", choices=["v1", "v2"]),
+        tos=dict(type="int"),
+        roce_mode=dict(type="raw"),
         mtu=dict(type="int"),
         pause=dict(type="bool"),
-        backend=dict(type="str", default="auto", choices=["auto", "dcb", "mlnx_qos"]),
-        on_unsupported=dict(type="str", default="fail", choices=["fail", "warn"]),
+        backend=dict(type="str", default="auto", choices=list(model.BACKEND_CHOICES)),
+        on_unsupported=dict(type="str", default="fail", choices=list(model.ON_UNSUPPORTED_CHOICES)),
         sysfs_path=dict(type="path", default="/sys"),
+        lock_timeout=dict(type="int", default=120),
     )
+
+
+def _warn_all(module, warnings):
+    for w in warnings:
+        module.warn(w)
+
+
+def _diff(result, params):
+    if params.get("ports") is None:
+        return {"before": result["before"], "after": result["after"]}
+    return [{"before_header": netdev, "after_header": netdev, "before": r["before"], "after": r["after"]}
+            for netdev, r in sorted(result["ports"].items())]
 
 
 def main():
     module = AnsibleModule(
         argument_spec=argument_spec(),
-        required_one_of=[("netdev", "device")],
+        required_one_of=[("ports", "netdev", "device")],
+        mutually_exclusive=[("ports", "netdev"), ("ports", "device"), ("ports", "port")],
         supports_check_mode=True,
     )
-    qos = QosRun(module)
+    params = module.params
+    qos = None
     try:
-        result = qos.run()
+        tree, jobs = engine.plan_call(params)
+        with lock.held("roce_qos (Ansible)", params["lock_timeout"], required=not module.check_mode, warn=module.warn):
+            qos = QosRun(CommandRunner(module), tree, jobs, check_mode=module.check_mode)
+            result = engine.flatten(qos.run(), params)
     except ApplyError as e:
-        for w in qos.warnings:
-            module.warn(w)
-        # Rolled back completely: the port is as it was. Otherwise it was left changed.
+        _warn_all(module, qos.warnings)
+        # Rolled back completely: the ports are as they were. Otherwise they were left changed.
         module.fail_json(msg=str(e), failed_step=e.failed_step, rolled_back=e.rolled_back,
                          rollback_failed=e.rollback_failed, commands=e.executed, changed=bool(e.rollback_failed))
+    except PortsError as e:
+        _warn_all(module, qos.warnings if qos else [])
+        extra = {"param": e.param} if e.param else {}
+        module.fail_json(msg=str(e), ports=e.results, commands=[], **extra)
     except ValidationError as e:
         module.fail_json(msg=str(e), param=e.param, commands=[])
     except QosError as e:
-        for w in qos.warnings:
-            module.warn(w)
+        _warn_all(module, qos.warnings if qos else [])
         module.fail_json(msg=str(e), commands=[])
-    for w in qos.warnings:
-        module.warn(w)
+    _warn_all(module, qos.warnings)
     if module._diff:
-        result["diff"] = {"before": result["before"], "after": result["after"]}
+        result["diff"] = _diff(result, params)
     module.exit_json(**result)
 
 

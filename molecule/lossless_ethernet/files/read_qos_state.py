@@ -9,7 +9,7 @@ per netdev given on the command line, its MTU and operstate, the real
 from `ethtool -a` (text: ethtool 6.1's --json output is wrong), the RDMA
 device on it and that device's rdma_cm configfs default ToS and RoCE mode,
 with --counters the dcbsim per-DSCP transmit counters; plus the saved settings files, the
-service and the dcbsim fault-injection parameter. Reading configfs needs the
+host runtime's files, the service and the dcbsim fault-injection parameter. Reading configfs needs the
 device's folder: it is created for the read and removed again when this
 created it (as cma_roce_tos does), so the host is left as it was.
 """
@@ -25,6 +25,8 @@ import subprocess
 import sys
 
 SAVED_DIR = "/etc/rdma-fabric/lossless"
+RUNTIME = ("/usr/lib/rdma-fabric/rdma-fabric.pyz", "/usr/sbin/rdma-fabric")
+LEGACY_TOOL = "/usr/local/libexec/rdma-fabric"
 UNIT = "rdma-fabric-lossless.service"
 CONFIGFS = "/sys/kernel/config/rdma_cm"
 
@@ -125,14 +127,29 @@ def saved():
         out[os.path.basename(path)] = {
             "mode": "%04o" % stat.S_IMODE(os.stat(path).st_mode),
             "sha256": hashlib.sha256(data).hexdigest(),
-            "args": json.loads(data.decode()).get("ANSIBLE_MODULE_ARGS"),
+            "args": json.loads(data.decode()),
         }
+    return out
+
+
+def runtime():
+    """The host runtime's files (mode, SHA-1) and whether the earlier re-apply tool is gone."""
+    out = {}
+    for path in RUNTIME:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except (IOError, OSError):
+            out[path] = None
+            continue
+        out[path] = {"mode": "%04o" % stat.S_IMODE(os.stat(path).st_mode), "sha1": hashlib.sha1(data).hexdigest()}
+    out["legacy_tool_present"] = os.path.exists(LEGACY_TOOL)
     return out
 
 
 def unit():
     rc, out, err = run(["systemctl", "show", "-p", "ActiveState", "-p", "Result", "-p", "UnitFileState",
-                        "-p", "ExecMainStatus", "-p", "NRestarts", "-p", "InvocationID", UNIT])
+                        "-p", "ExecMainStatus", "-p", "NRestarts", "-p", "InvocationID", "-p", "ExecStart", UNIT])
     return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
 
@@ -147,7 +164,7 @@ def main():
     with_counters = "--counters" in args
     netdevs = [a for a in args if a != "--counters"]
     state = {"netdevs": dict((n, netdev_state(n, with_counters)) for n in netdevs),
-             "saved": saved(), "unit": unit(), "unit_jobs": unit_jobs(),
+             "saved": saved(), "runtime": runtime(), "unit": unit(), "unit_jobs": unit_jobs(),
              "dcbsim_fail": read("/sys/module/dcbsim/parameters/fail")}
     print(json.dumps(state, sort_keys=True))
 

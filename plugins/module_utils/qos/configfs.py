@@ -22,8 +22,9 @@ __metaclass__ = type
 import contextlib
 import os
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step, write_attr
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import CommandError, QosError
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import QosBackend
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import write_attr, write_step
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import CONFIGFS_KEYS, ROCE_MODE_FORMS, CommandError, QosError
 
 ROCE_MODE_TEXT = {"v1": "IB/RoCE v1", "v2": "RoCE v2"}
 
@@ -34,24 +35,21 @@ _rmdir = os.rmdir
 
 
 def parse_mode(text):
-    text = (text or "").strip()
-    if text == "RoCE v2":
-        return "v2"
-    if text in ("IB/RoCE v1", "RoCE v1"):
-        return "v1"
-    return None
+    """The kernel's ``default_roce_mode`` text as ``v1`` / ``v2`` (None when unknown)."""
+    return ROCE_MODE_FORMS.get((text or "").strip())
 
 
-class RdmaCmConfigfs(object):
+class RdmaCmConfigfs(QosBackend):
     name = "configfs"
+    keys = CONFIGFS_KEYS
 
-    def __init__(self, tree, device, port):
-        self.tree = tree
-        self.device = device
-        self.port = port
-        self.root = tree.sys("kernel", "config", "rdma_cm")
-        self.dev_dir = os.path.join(self.root, device)
-        self.port_dir = os.path.join(self.dev_dir, "ports", str(port))
+    def __init__(self, ctx, probe=None):
+        super(RdmaCmConfigfs, self).__init__(ctx, probe)
+        self.device = ctx.port.device
+        self.port = ctx.port.port
+        self.root = self.tree.sys("kernel", "config", "rdma_cm")
+        self.dev_dir = os.path.join(self.root, self.device)
+        self.port_dir = os.path.join(self.dev_dir, "ports", str(self.port))
         self.created_groups = 0
 
     @contextlib.contextmanager
@@ -98,18 +96,12 @@ class RdmaCmConfigfs(object):
                     raise QosError("cannot read %s (got %r)" % (self._path("roce_mode"), raw))
         return state
 
-    def _write(self, key, value):
+    def _write(self, path, text):
         with self.group():
-            write_attr(self._path(key), value)
+            write_attr(path, text)
 
     def _step(self, key, new_text, old_text):
-        def do():
-            self._write(key, new_text)
-
-        def undo():
-            self._write(key, old_text)
-        path = self._path(key)
-        return Step(key, "write %r > %s" % (new_text, path), do, undo, "write %r > %s" % (old_text, path))
+        return write_step(key, self._path(key), new_text, old_text, write=self._write, quote=repr)
 
     def plan(self, current, desired):
         steps = []

@@ -28,7 +28,9 @@ table holds DSCP entries (selector 5) and PCP otherwise; drivers such as
 mlx5 switch their hardware trust state on the first added / last removed DSCP
 entry. So ``trust: dscp`` means "DSCP APP entries exist" and ``trust: pcp``
 means "none exist". Changes add new entries BEFORE deleting old ones, so the
-table never passes through empty (which would flip such a driver to PCP).
+table never passes through empty (which would flip such a driver to PCP);
+the order comes from the port's DSCP remap rule (:mod:`.backend`), the one
+place where per-driver APP-table rules slot in.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -37,19 +39,23 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step, quote_argv
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import Probe, QosBackend
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import quote_argv, setter_step
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
+    DCB_KEYS,
     TCS,
     CommandError,
     QosError,
     UnsupportedError,
     app_table_diff,
     ets_equal,
+    merge_dcb,
 )
 
 # dcb exits non-zero on these, but they are failures in any case.
 ERROR_PATTERNS = ("Error when attempting to set attribute", "Attribute write:", "Attribute read:")
 NOT_SUPPORTED = "operation not supported"
+UNDO_VERB = {"add": "del", "del": "add"}
 
 
 class DcbParseError(QosError):
@@ -135,24 +141,23 @@ def parse_dcbx(text):
     return sorted(k for k, v in data.items() if _flag(v))
 
 
-class DcbBackend(object):
+class DcbBackend(QosBackend):
     """DCB through iproute2 ``dcb``."""
 
     name = "dcb"
+    keys = DCB_KEYS
     app_trust = True
 
-    def __init__(self, runner, netdev, binary):
-        self.runner = runner
-        self.netdev = netdev
-        self.bin = binary
-
-    @staticmethod
-    def find_binary(runner):
-        return runner.which("dcb")
+    @classmethod
+    def probe(cls, ctx):
+        binary = ctx.runner.which("dcb")
+        if not binary:
+            return Probe(False, reason="the dcb command is not installed (package iproute2, version 5.11 or later)")
+        return Probe(True, 1, "auto: iproute2 dcb is installed", binary)
 
     # -- reading --------------------------------------------------------
     def _show(self, obj):
-        argv = [self.bin, "-j", obj, "show", "dev", self.netdev]
+        argv = [self.binary, "-j", obj, "show", "dev", self.netdev]
         rc, out, err = self.runner.run(argv, check=False)
         if rc != 0:
             if NOT_SUPPORTED in (err + out).lower():
@@ -160,14 +165,13 @@ class DcbBackend(object):
             raise CommandError(quote_argv(argv), rc, out, err)
         return out, None
 
-    def read(self):
+    def read(self, desired=None):
         """Current DCB state; ``unsupported`` maps option -> reason where the driver lacks it."""
         state = {"unsupported": {}}
         out, why = self._show("pfc")
         if out is None:
             raise UnsupportedError(
-                ("trust", "dscp2prio", "pfc", "prio_tc", "ets"),
-                "%s has no DCB support (its driver has no DCB netlink ops): `dcb pfc show` says %r"
+                DCB_KEYS, "%s has no DCB support (its driver has no DCB netlink ops): `dcb pfc show` says %r"
                 % (self.netdev, why))
         state.update(parse_pfc(out))
         out, why = self._show("ets")
@@ -189,6 +193,13 @@ class DcbBackend(object):
         state["dcbx"] = parse_dcbx(out) if out is not None else None
         return state
 
+    def warnings(self, current):
+        dcbx = current.get("dcbx")
+        if isinstance(dcbx, list) and dcbx and "host" not in dcbx:
+            return ["%s: DCBX is not host-controlled (%s): an LLDP agent or the firmware may override these settings"
+                    % (self.netdev, ", ".join(dcbx))]
+        return []
+
     # -- changing -------------------------------------------------------
     def _show_parsed(self, obj, parser):
         out, why = self._show(obj)
@@ -203,7 +214,7 @@ class DcbBackend(object):
         ``pfc set`` / ``ets set`` (the kernel's error is in a reply attribute
         it does not look at), so only the read-back shows a refused change.
         """
-        argv = [self.bin] + args
+        argv = [self.binary] + args
         self.runner.run(argv, error_patterns=ERROR_PATTERNS)
         problem = check()
         if problem:
@@ -211,13 +222,17 @@ class DcbBackend(object):
                 quote_argv(argv), 0, detail="it exited 0 but the driver did not apply it: %s (iproute2 does "
                 "not report driver errors for pfc/ets set; the kernel log may say why)" % problem)
 
-    def _app_apply(self, verb, pairs):
-        """``dcb app add|del`` of ``pairs``; on failure undo the part that was applied.
+    def _app_argv(self, verb, pairs):
+        return [self.binary, "app", verb, "dev", self.netdev, "dscp-prio"] + ["%d:%d" % (d, p) for d, p in pairs]
+
+    def _app_apply(self, op):
+        """``dcb app add|del`` of ``op = (verb, pairs)``; on failure undo the part that was applied.
 
         The kernel applies the entries of one request one by one and stops at
         the first error, so a failed request can leave some of them applied.
         """
-        argv = [self.bin, "app", verb, "dev", self.netdev, "dscp-prio"] + ["%d:%d" % (d, p) for d, p in pairs]
+        verb, pairs = op
+        argv = self._app_argv(verb, pairs)
         try:
             self.runner.run(argv, error_patterns=ERROR_PATTERNS)
         except CommandError as e:
@@ -229,18 +244,11 @@ class DcbBackend(object):
                 else:
                     partial = [(d, p) for d, p in pairs if p not in now.get(d, [])]
                 if partial:
-                    back = [self.bin, "app", "del" if verb == "add" else "add", "dev", self.netdev, "dscp-prio"]
-                    self.runner.run(back + ["%d:%d" % (d, p) for d, p in partial], error_patterns=ERROR_PATTERNS)
+                    self.runner.run(self._app_argv(UNDO_VERB[verb], partial), error_patterns=ERROR_PATTERNS)
                     note = "; the entries it had applied (%s) were undone" % " ".join("%d:%d" % x for x in partial)
             except QosError as e2:
                 note = "; undoing the entries it may have applied failed too: %s" % e2
             raise CommandError(e.what, e.rc, e.out, e.err, detail=(e.err.strip() or e.out.strip() or "no output") + note)
-
-    def _app_step(self, verb, undo_verb, pairs):
-        mapping = ["%d:%d" % (d, p) for d, p in pairs]
-        desc = quote_argv([self.bin, "app", verb, "dev", self.netdev, "dscp-prio"] + mapping)
-        udesc = quote_argv([self.bin, "app", undo_verb, "dev", self.netdev, "dscp-prio"] + mapping)
-        return Step("dscp2prio", desc, lambda: self._app_apply(verb, pairs), lambda: self._app_apply(undo_verb, pairs), udesc)
 
     def _pfc_args(self, enabled):
         return ["pfc", "set", "dev", self.netdev, "prio-pfc"] + [
@@ -254,7 +262,8 @@ class DcbBackend(object):
             return None
         self._run_set(self._pfc_args(enabled), check)
 
-    def _ets_args(self, ets, prio_tc):
+    def _ets_args(self, value):
+        ets, prio_tc = value
         args = ["ets", "set", "dev", self.netdev]
         if ets is not None:
             args += ["tc-tsa"] + ["%d:%s" % (tc, ets[tc]["tsa"]) for tc in TCS]
@@ -263,7 +272,9 @@ class DcbBackend(object):
             args += ["prio-tc"] + ["%d:%d" % (p, tc) for p, tc in enumerate(prio_tc)]
         return args
 
-    def _ets_set(self, ets, prio_tc):
+    def _ets_set(self, value):
+        ets, prio_tc = value
+
         def check():
             got = self._show_parsed("ets", parse_ets)
             problems = []
@@ -274,31 +285,34 @@ class DcbBackend(object):
             if prio_tc is not None and got["prio_tc"] != list(prio_tc):
                 problems.append("prio-tc reads %s, expected %s" % (got["prio_tc"], list(prio_tc)))
             return "`dcb -j ets show`: " + "; ".join(problems) if problems else None
-        self._run_set(self._ets_args(ets, prio_tc), check)
+        self._run_set(self._ets_args(value), check)
 
-    def plan(self, current, target, desired):
-        """Steps from ``current`` to ``target`` for the options in ``desired``.
+    def target(self, current, desired):
+        merged = merge_dcb(current, desired, self.app_trust)
+        return dict((k, merged[k]) for k in DCB_KEYS if k in merged)
 
-        Order: DSCP APP entries (adds, then deletes), PFC, ETS/prio-tc.
+    def plan(self, current, desired):
+        """Steps from ``current`` to the target of ``desired``.
+
+        Order: DSCP APP entries (as the port's remap rule orders them: the
+        generic rule adds, then deletes), PFC, ETS/prio-tc.
         """
+        target = self.target(current, desired)
         steps = []
         if "trust" in desired or "dscp2prio" in desired:
             to_add, to_del = app_table_diff(current["dscp2prio"], target["dscp2prio"])
-            if to_add:
-                steps.append(self._app_step("add", "del", to_add))
-            if to_del:
-                steps.append(self._app_step("del", "add", to_del))
+            for verb, pairs in self.ctx.remap_rule.ops(to_add, to_del):
+                steps.append(setter_step("dscp2prio", self._app_apply, (verb, pairs), (UNDO_VERB[verb], pairs),
+                                         lambda op: quote_argv(self._app_argv(*op))))
         if "pfc" in desired and sorted(current["pfc"]) != sorted(target["pfc"]):
-            pfc_new, pfc_old = list(target["pfc"]), list(current["pfc"])
-            steps.append(Step("pfc", quote_argv([self.bin] + self._pfc_args(pfc_new)),
-                              lambda v=pfc_new: self._pfc_set(v), lambda v=pfc_old: self._pfc_set(v),
-                              quote_argv([self.bin] + self._pfc_args(pfc_old))))
+            steps.append(setter_step("pfc", self._pfc_set, list(target["pfc"]), list(current["pfc"]),
+                                     lambda v: quote_argv([self.binary] + self._pfc_args(v))))
         ets_changed = "ets" in desired and not ets_equal(current["ets"], target["ets"])
         prio_changed = "prio_tc" in desired and current["prio_tc"] != target["prio_tc"]
         if ets_changed or prio_changed:
-            ets_new = (target["ets"] if ets_changed else None, target["prio_tc"] if prio_changed else None)
-            ets_old = (current["ets"] if ets_changed else None, current["prio_tc"] if prio_changed else None)
-            steps.append(Step("ets" if ets_changed else "prio_tc", quote_argv([self.bin] + self._ets_args(*ets_new)),
-                              lambda v=ets_new: self._ets_set(*v), lambda v=ets_old: self._ets_set(*v),
-                              quote_argv([self.bin] + self._ets_args(*ets_old))))
+            steps.append(setter_step(
+                "ets" if ets_changed else "prio_tc", self._ets_set,
+                (target["ets"] if ets_changed else None, target["prio_tc"] if prio_changed else None),
+                (current["ets"] if ets_changed else None, current["prio_tc"] if prio_changed else None),
+                lambda v: quote_argv([self.binary] + self._ets_args(v))))
         return steps

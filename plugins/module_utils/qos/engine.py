@@ -1,208 +1,256 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, rdma.fabric developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""``roce_qos`` orchestration: validate, select backends, read, plan, apply, verify.
+"""The QoS run over one or more ports: read, plan, apply with rollback, read back.
 
-1. Validate every option (:func:`model.normalise`) and find the port
-   (:func:`port.find_port`) - nothing is read from tools yet, nothing touched.
-2. Pick the DCB backend (:func:`select_backend`), read the current state of
-   every part the options touch. Parts the driver lacks are "unsupported":
-   ``on_unsupported: fail`` stops here (nothing changed), ``warn`` skips them.
-3. Merge desired into current (more validation, e.g. ETS bandwidth sums),
-   plan the steps (only differences), render before/after.
-4. Check mode stops here. Otherwise run the steps in order; when one fails,
-   undo the completed ones in reverse order and fail saying what failed,
-   what was rolled back and what could not be.
-5. Read everything back; a difference from the plan (e.g. a trust state the
-   driver flipped) is a failure too, rolled back the same way.
+Phases, every port the same way, every backend through the one interface of
+:mod:`.backend`:
+
+1. Validation (:mod:`.model`) and port lookup (:mod:`.port`, one facts read)
+   happen before this module is reached: nothing has been touched.
+2. Per port, each option group gets its backend (:func:`.backend.select_backend`
+   over :data:`GROUPS`), which reads the current state. Options the port
+   cannot do are failed on (``on_unsupported: fail``: nothing is changed on
+   any port) or skipped with a warning.
+3. Each backend plans its steps (each with its undo) from the current state
+   to its target; before/after are rendered for the result and the diff.
+4. Check mode stops here. Otherwise the steps run port by port, and each
+   port is read back when its steps are done. When a step fails (a command
+   that fails, or cannot be started), a read-back differs from the plan (e.g.
+   a trust state the driver flipped), or the run is asked to stop (SIGTERM,
+   SIGHUP, SIGINT: the step under way finishes first), every step this run
+   completed, on every port, is undone in reverse order, and the error says
+   what failed, what was rolled back and what could not be (left as it is).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import contextlib
 import os
+import signal
+import threading
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import model
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import BackendGroup, PortContext
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import select_backend as _select
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.configfs import RdmaCmConfigfs
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.dcb import DcbBackend
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.mlnx_qos import MlnxQosBackend
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError, UnsupportedError, ValidationError
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.netdev import NetdevLink
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import find_port
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.netdev import MtuLink, PauseLink
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import PortRef, resolve_ports
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.sysfs_ecn import SysfsEcn
 from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
 
-BACKEND_CLASSES = {"dcb": DcbBackend, "mlnx_qos": MlnxQosBackend}
+# The option groups and their backends, in the order their steps run.
+GROUPS = (
+    BackendGroup("DCB tool", model.DCB_KEYS, (DcbBackend, MlnxQosBackend),
+                 "install iproute2 5.11 or later (dcb) or NVIDIA mlnx-tools (mlnx_qos)"),
+    BackendGroup("ECN/CNP files", model.ECN_KEYS, (SysfsEcn,)),
+    BackendGroup("rdma_cm configfs", model.CONFIGFS_KEYS, (RdmaCmConfigfs,)),
+    BackendGroup("MTU tool", ("mtu",), (MtuLink,)),
+    BackendGroup("pause tool", ("pause",), (PauseLink,)),
+)
+STOP_SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
 
 
 class ApplyError(QosError):
-    """A step (or the read-back) failed; carries what was rolled back."""
+    """A step (or the read-back, or a stop signal) failed the run; carries what was rolled back."""
 
-    def __init__(self, message, failed_step=None, rolled_back=None, rollback_failed=None, executed=None):
+    def __init__(self, message, failed_step=None, rolled_back=None, rollback_failed=None, executed=None, netdev=None):
         self.failed_step = failed_step
         self.rolled_back = rolled_back or []
         self.rollback_failed = rollback_failed or []
         self.executed = executed or []
+        self.netdev = netdev
         super(ApplyError, self).__init__(message)
 
 
-def select_backend(runner, tree, netdev, choice):
-    """The DCB backend for ``choice`` (auto|dcb|mlnx_qos) and why it was chosen.
+class PortsError(QosError):
+    """Ports of a list-form call that cannot be configured (nothing was changed on any port).
 
-    ``auto``: ``mlnx_qos`` where the NVIDIA driver stack is loaded (it adds
-    ``/sys/class/net/IF/qos/trust``) and mlnx_qos is installed, else ``dcb``
-    (iproute2), else ``mlnx_qos``. Fails clearly when nothing fits.
+    ``results`` has every port's result, the failed ones as ``{failed, msg}``;
+    ``param`` names the parameter of the first input error, if any.
     """
-    if choice not in model.BACKEND_CHOICES:
-        raise ValidationError("backend", "%r is not allowed; choose one of %s" % (choice, ", ".join(model.BACKEND_CHOICES)))
-    if choice != "auto":
-        cls = BACKEND_CLASSES[choice]
-        binary = cls.find_binary(runner)
-        if not binary:
-            raise QosError("backend %s: the %s command is not installed (%s)" % (
-                choice, choice, "package iproute2, version 5.11 or later" if choice == "dcb"
-                else "NVIDIA mlnx-tools, part of MLNX_OFED / DOCA-OFED"))
-        return _make(cls, runner, netdev, binary, tree), "backend: %s was requested" % choice
-    dcb_bin = DcbBackend.find_binary(runner)
-    mq_bin = MlnxQosBackend.find_binary(runner)
-    ofed = tree.exists(tree.sys("class", "net", netdev, "qos", "trust"))
-    if ofed and mq_bin:
-        return _make(MlnxQosBackend, runner, netdev, mq_bin, tree), (
-            "auto: %s has the NVIDIA driver's qos/trust file and mlnx_qos is installed" % netdev)
-    if dcb_bin:
-        return _make(DcbBackend, runner, netdev, dcb_bin, tree), "auto: iproute2 dcb is installed"
-    if mq_bin:
-        return _make(MlnxQosBackend, runner, netdev, mq_bin, tree), "auto: mlnx_qos is installed (no iproute2 dcb)"
-    raise QosError("backend auto: no DCB tool found for %s: install iproute2 5.11 or later (dcb) or "
-                   "NVIDIA mlnx-tools (mlnx_qos)" % netdev)
+
+    def __init__(self, message, results, param=None):
+        self.results = results
+        self.param = param
+        super(PortsError, self).__init__(message)
 
 
-def _make(cls, runner, netdev, binary, tree):
-    if cls is MlnxQosBackend:
-        return cls(runner, netdev, binary, tree)
-    return cls(runner, netdev, binary)
+def select_backend(runner, tree, netdev, choice="auto"):
+    """The DCB backend of ``netdev`` for ``choice`` and why (see :func:`.backend.select_backend`)."""
+    ctx = PortContext(runner, tree, PortRef(netdev, None, None))
+    return _select(ctx, GROUPS[0], choice)
 
 
-class Part(object):
-    """One group of options handled by one backend object."""
+class StopSignals(object):
+    """Turns SIGTERM/SIGHUP/SIGINT into a request the run honours between steps.
 
-    def __init__(self, keys, backend_name, obj, kind):
-        self.keys = keys
-        self.backend_name = backend_name
-        self.obj = obj
-        self.kind = kind
+    Stopping inside a step could leave a command half-run; the step under way
+    finishes, then the run rolls back. Outside the main thread signals cannot
+    be caught and keep their default action.
+    """
+
+    def __init__(self):
+        self.received = None
+
+    def _handler(self, signum, frame):
+        if self.received is None:
+            self.received = signum
+
+    @contextlib.contextmanager
+    def watch(self):
+        """Catch the signals for the ``with`` block (the handlers before it come back after it)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        saved = {}
+        for name in STOP_SIGNALS:
+            num = getattr(signal, name)
+            saved[num] = signal.signal(num, self._handler)
+        try:
+            yield self
+        finally:
+            for num, old in saved.items():
+                signal.signal(num, old)
+
+    @property
+    def name(self):
+        return signal.Signals(self.received).name if self.received else None
+
+
+class PortRun(object):
+    """One port's part of a run: its request, backends, state read, plan and result."""
+
+    def __init__(self, request, ref):
+        self.request = request
+        self.ref = ref
+        self.netdev = ref.netdev
+        self.desired = dict(request.desired)
+        self.parts = []         # (group, backend, keys, reason)
+        self.steps = []
+        self.result = None
 
 
 class QosRun(object):
-    def __init__(self, module, facts=None):
-        """``facts``: the host's RDMA facts when the caller has just read them (the metrics
-        collector compares many ports in one run); None reads them to find the port."""
-        self.module = module
-        self.facts = facts
-        self.params = module.params
-        self.runner = CommandRunner(module)
+    """Configure ``jobs`` (``[(PortRequest, PortRef)]``) through ``runner``; :meth:`run` returns the result."""
+
+    def __init__(self, runner, tree, jobs, check_mode=False, stop=None):
+        self.runner = runner
+        self.tree = tree
+        self.jobs = list(jobs)
+        self.check_mode = check_mode
         self.warnings = []
+        # A caller that watches the stop signals itself (the host runtime) shares its flag.
+        self.stop = stop or StopSignals()
 
-    # -- phase 1 --------------------------------------------------------
-    def _validate(self):
-        p = self.params
-        # Names first: they end up in command lines and paths.
-        if p.get("netdev") is not None:
-            model.check_netdev_name("netdev", p["netdev"])
-        if p.get("device") is not None:
-            model.check_ibdev_name("device", p["device"])
-        self.desired = model.normalise(p)
-        if p.get("on_unsupported") not in model.ON_UNSUPPORTED_CHOICES:
-            raise ValidationError("on_unsupported", "%r is not allowed; choose one of fail, warn" % (p.get("on_unsupported"),))
-        if p.get("backend") not in model.BACKEND_CHOICES:
-            raise ValidationError("backend", "%r is not allowed; choose one of %s" % (p.get("backend"), ", ".join(model.BACKEND_CHOICES)))
-        if p.get("port") is not None:
-            model._as_int("port", p["port"], 1, 255, "port number")
-        sysfs_path = p.get("sysfs_path") or "/sys"
-        if not os.path.isdir(os.path.join(sysfs_path, "class", "net")):
-            raise ValidationError("sysfs_path", "%r does not look like a sysfs root (no class/net below it)" % sysfs_path)
-        self.tree = SysfsTree(sysfs_path)
-        self.port = find_port(self.tree, netdev=p.get("netdev"), device=p.get("device"), port=p.get("port"),
-                              facts=self.facts)
+    # -- phase 2: backends and state -------------------------------------
+    def _parts(self, run):
+        ctx = PortContext(self.runner, self.tree, run.ref)
+        for group in GROUPS:
+            keys = [k for k in group.keys if k in run.desired]
+            if keys:
+                backend, reason = _select(ctx, group, run.request.backend)
+                run.parts.append((group, backend, keys, reason))
 
-    # -- phase 2 --------------------------------------------------------
-    def _parts(self):
-        d = self.desired
-        netdev = self.port.netdev
-        parts = []
-        self.backend = None
-        self.backend_reason = None
-        dcb_keys = [k for k in model.DCB_KEYS if k in d]
-        if dcb_keys:
-            self.backend, self.backend_reason = select_backend(self.runner, self.tree, netdev, self.params.get("backend") or "auto")
-            parts.append(Part(dcb_keys, self.backend.name, self.backend, "dcb"))
-        ecn_keys = [k for k in model.ECN_KEYS if k in d]
-        if ecn_keys:
-            parts.append(Part(ecn_keys, SysfsEcn.name, SysfsEcn(self.tree, netdev), "ecn"))
-        cfs_keys = [k for k in model.CONFIGFS_KEYS if k in d]
-        if cfs_keys:
-            parts.append(Part(cfs_keys, RdmaCmConfigfs.name, RdmaCmConfigfs(self.tree, self.port.device, self.port.port), "configfs"))
-        link = None
-        for key in model.NETDEV_KEYS:
-            if key in d:
-                link = link or NetdevLink(self.runner, self.tree, netdev)
-                parts.append(Part([key], NetdevLink.names[key], link, "netdev"))
-        return parts
-
-    def _read_part(self, part, desired):
-        if part.kind == "dcb":
-            state = part.obj.read()
-            unsupported = dict((k, v) for k, v in state.pop("unsupported", {}).items() if k in part.keys)
-            return state, unsupported
-        sub = dict((k, desired[k]) for k in part.keys if k in desired)
-        return part.obj.read(sub), {}
-
-    def _read_all(self, parts, desired):
-        current = {}
-        unsupported = {}
-        for part in parts:
+    @staticmethod
+    def _read(run):
+        current, unsupported = {}, {}
+        for _group, backend, keys, _reason in run.parts:
+            wanted = dict((k, run.desired[k]) for k in keys if k in run.desired)
+            if not wanted:
+                continue
             try:
-                state, unsup = self._read_part(part, desired)
+                state = backend.read(wanted)
             except UnsupportedError as e:
-                for k in part.keys:
+                for k in keys:
                     unsupported[k] = str(e)
                 continue
+            unsupported.update((k, v) for k, v in state.pop("unsupported", {}).items() if k in keys)
             current.update(state)
-            unsupported.update(unsup)
         return current, unsupported
 
-    # -- phase 3 --------------------------------------------------------
-    def _plan(self, parts, current, desired):
-        steps = []
-        target = dict(current)
-        for part in parts:
-            keys = [k for k in part.keys if k in desired]
-            if not keys:
-                continue
-            sub = dict((k, desired[k]) for k in keys)
-            if part.kind == "dcb":
-                tgt = model.merge_dcb(current, sub, part.obj.app_trust)
-                steps += part.obj.plan(current, tgt, sub)
-                for k in model.DCB_KEYS:
-                    if k in tgt:
-                        target[k] = tgt[k]
-            elif part.kind == "ecn":
-                steps += part.obj.plan(current, sub)
-                target.update(SysfsEcn.target(current, sub))
-            elif part.kind == "configfs":
-                steps += part.obj.plan(current, sub)
-                target.update(sub)
-            elif part.kind == "netdev":
-                steps += [s for s in part.obj.plan(current, sub) if s.key in keys]
-                target.update(sub)
-        return steps, target
+    def _skip_unsupported(self, run, unsupported):
+        """Fail (nothing changed) or warn and drop the options the port cannot do; returns the skipped list."""
+        groups = []     # (reason, [options]) in option order, one entry per distinct reason
+        for k in model.ALL_KEYS:
+            if k in unsupported:
+                for reason, keys in groups:
+                    if reason == unsupported[k]:
+                        keys.append(k)
+                        break
+                else:
+                    groups.append((unsupported[k], [k]))
+        if groups and run.request.on_unsupported == "fail":
+            raise QosError(
+                "%s cannot do what was asked, nothing was changed: unsupported: %s. "
+                "Set on_unsupported: warn to skip these options and apply the rest."
+                % (run.netdev, "; ".join("%s (%s)" % (", ".join(keys), reason) for reason, keys in groups)))
+        skipped = []
+        for reason, keys in groups:
+            self.warnings.append("%s: skipped %s: %s" % (run.netdev, ", ".join(keys), reason))
+            for k in keys:
+                skipped.append({"option": k, "reason": reason})
+                run.desired.pop(k, None)
+        return skipped
 
-    # -- phase 4 --------------------------------------------------------
-    def _rollback(self, done):
+    # -- phase 3: plan ----------------------------------------------------
+    def prepare(self, run):
+        """Read and plan one port (changes nothing); sets ``run.steps`` and ``run.result``."""
+        self._parts(run)
+        current, unsupported = self._read(run)
+        skipped = self._skip_unsupported(run, unsupported)
+        target = dict(current)
+        backends = {}
+        chosen, chosen_reason = None, None
+        for group, backend, keys, reason in run.parts:
+            if group.selectable:
+                chosen_reason = reason
+            wanted = dict((k, run.desired[k]) for k in keys if k in run.desired)
+            if not wanted:
+                continue
+            self.warnings.extend(backend.warnings(current))
+            try:
+                target.update(backend.target(current, wanted))
+            except ValidationError as e:
+                raise e.under(run.request.prefix)
+            run.steps += backend.plan(current, wanted)
+            backends.update((k, backend.name) for k in wanted)
+            if group.selectable:
+                chosen = backend.name
+        before = model.render(current, run.desired)
+        after = model.render(target, run.desired)
+        run.result = {
+            "changed": bool(run.steps),
+            "netdev": run.netdev,
+            "device": run.ref.device,
+            "port": run.ref.port,
+            "backend": chosen,
+            "backend_reason": chosen_reason,
+            "backends": backends,
+            "before": before,
+            "after": after,
+            "commands": [s.description for s in run.steps],
+            "unsupported": skipped,
+        }
+        self._set_changes(run.result, before, after)
+
+    @staticmethod
+    def _set_changes(result, before, after):
+        result["changes"] = dict((k, before.get(k) != after.get(k)) for k in after)
+        result["drift"] = dict((k, {"desired": after[k], "actual": before.get(k)})
+                               for k in after if before.get(k) != after[k])
+
+    # -- phase 4: apply, read back, roll back ------------------------------
+    @staticmethod
+    def _rollback(done):
         rolled, failed = [], []
-        for step in reversed(done):
+        for _run, step in reversed(done):
             try:
                 step.undo()
                 rolled.append(step.undo_description)
@@ -221,119 +269,117 @@ class QosRun(object):
             text += " COULD NOT roll back (left as they are now): %s." % "; ".join(failed)
         return text
 
-    def _apply(self, steps):
-        done = []
-        for i, step in enumerate(steps):
-            try:
-                step.do()
-            except QosError as e:
-                rolled, failed = self._rollback(done)
-                raise ApplyError(
-                    "%s: step %d of %d (%s) failed: %s.%s" % (
-                        self.port.netdev, i + 1, len(steps), step.key, e, self._rollback_text(rolled, failed)),
-                    failed_step=step.description, rolled_back=rolled, rollback_failed=failed,
-                    executed=[s.description for s in done] + [step.description])
-            done.append(step)
-        return done
+    def _fail(self, done, run, message, failed_step, executed):
+        rolled, failed = self._rollback(done)
+        raise ApplyError(message + self._rollback_text(rolled, failed), failed_step=failed_step,
+                         rolled_back=rolled, rollback_failed=failed, executed=executed, netdev=run.netdev)
 
-    # -- main -----------------------------------------------------------
-    def run(self):
-        self._validate()
-        parts = self._parts()
-        desired = dict(self.desired)
-        current, unsupported = self._read_all(parts, desired)
-        skipped = []
-        if unsupported:
-            groups = []     # (reason, [options]) in option order, one entry per distinct reason
-            for k in model.ALL_KEYS:
-                if k in unsupported:
-                    for reason, keys in groups:
-                        if reason == unsupported[k]:
-                            keys.append(k)
-                            break
-                    else:
-                        groups.append((unsupported[k], [k]))
-            lines = ["%s (%s)" % (", ".join(keys), reason) for reason, keys in groups]
-            if self.params.get("on_unsupported", "fail") == "fail":
-                raise QosError(
-                    "%s cannot do what was asked, nothing was changed: unsupported: %s. "
-                    "Set on_unsupported: warn to skip these options and apply the rest."
-                    % (self.port.netdev, "; ".join(lines)))
-            for reason, keys in groups:
-                self.warnings.append("%s: skipped %s: %s" % (self.port.netdev, ", ".join(keys), reason))
-                for k in keys:
-                    skipped.append({"option": k, "reason": reason})
-                    desired.pop(k, None)
-        if self.backend is not None and any(k in desired for k in model.DCB_KEYS):
-            self._warn_dcbx(current)
-        steps, target = self._plan(parts, current, desired)
-        before = model.render(current, desired)
-        after = model.render(target, desired)
-        backends = {}
-        for part in parts:
-            for k in part.keys:
-                if k in desired:
-                    backends[k] = part.backend_name
-        result = {
-            "changed": bool(steps),
-            "netdev": self.port.netdev,
-            "device": self.port.device,
-            "port": self.port.port,
-            "backend": self.backend.name if (self.backend is not None and any(k in desired for k in model.DCB_KEYS)) else None,
-            "backend_reason": self.backend_reason,
-            "backends": backends,
-            "before": before,
-            "after": after,
-            "commands": [s.description for s in steps],
-            "unsupported": skipped,
-        }
-        result["changes"] = self._changes(before, after)
-        if self.module.check_mode or not steps:
-            return result
-        done = self._apply(steps)
-        # Read back: what the kernel/driver now reports must be the plan.
+    def _stop_requested(self, done, run, where):
+        if self.stop.received:
+            self._fail(done, run, "%s: stopped by %s %s." % (run.netdev, self.stop.name, where), self.stop.name,
+                       [s.description for _r, s in done])
+
+    def _read_back(self, run):
+        """None when the port reads back as planned, else what differs."""
         try:
-            now, _unsup = self._read_all(parts, desired)
-            now_view = model.render(now, desired)
+            now, _unsupported = self._read(run)
+            view = model.render(now, run.desired)
         except QosError as e:
-            now_view, read_error = None, e
-        else:
-            read_error = None
-        if read_error is not None or now_view != after:
-            if read_error is not None:
-                problem = "reading the state back failed: %s" % read_error
-            else:
-                diffs = ["%s: expected %r, reads %r" % (k, after.get(k), now_view.get(k))
-                         for k in sorted(after) if after.get(k) != now_view.get(k)]
-                problem = "after applying, the port does not read back as planned (%s)" % "; ".join(diffs)
-            rolled, failed = self._rollback(done)
-            raise ApplyError(
-                "%s: %s.%s" % (self.port.netdev, problem, self._rollback_text(rolled, failed)),
-                failed_step="read-back", rolled_back=rolled, rollback_failed=failed,
-                executed=[s.description for s in done])
-        result["after"] = now_view
-        result["changes"] = self._changes(before, now_view)
+            return "reading the state back failed: %s" % e, None
+        after = run.result["after"]
+        if view != after:
+            diffs = ["%s: expected %r, reads %r" % (k, after.get(k), view.get(k))
+                     for k in sorted(after) if after.get(k) != view.get(k)]
+            return "after applying, the port does not read back as planned (%s)" % "; ".join(diffs), view
+        return None, view
+
+    def _apply(self, runs):
+        done = []
+        with self.stop.watch():
+            if runs:
+                self._stop_requested(done, runs[0], "before any change")
+            for run in runs:
+                for i, step in enumerate(run.steps):
+                    try:
+                        step.do()
+                    except QosError as e:
+                        self._fail(done, run, "%s: step %d of %d (%s) failed: %s." % (
+                            run.netdev, i + 1, len(run.steps), step.key, e), step.description,
+                            [s.description for _r, s in done] + [step.description])
+                    done.append((run, step))
+                    self._stop_requested(done, run, "after step %d of %d (%s)" % (i + 1, len(run.steps), step.key))
+                if not run.steps:
+                    continue
+                problem, view = self._read_back(run)
+                if problem:
+                    self._fail(done, run, "%s: %s." % (run.netdev, problem), "read-back", [s.description for _r, s in done])
+                self._stop_requested(done, run, "after reading %s back" % run.netdev)
+                run.result["after"] = view
+                self._set_changes(run.result, run.result["before"], view)
+
+    # -- main -------------------------------------------------------------
+    def run(self):
+        """``{"changed", "ports": {netdev: result}, "commands"}``; raises QosError (nothing changed) or ApplyError."""
+        runs, errors = [], []
+        for request, ref in self.jobs:
+            run = PortRun(request, ref)
+            runs.append(run)
+            try:
+                self.prepare(run)
+            except QosError as e:
+                errors.append((run, e))
+        if errors:
+            self._raise_prepare_errors(runs, errors)
+        if not self.check_mode:
+            self._apply([r for r in runs if r.steps])
+        return {
+            "changed": any(r.result["changed"] for r in runs),
+            "ports": dict((r.netdev, r.result) for r in runs),
+            "commands": [c for r in runs for c in r.result["commands"]],
+        }
+
+    def _raise_prepare_errors(self, runs, errors):
+        single = len(runs) == 1 and not runs[0].request.label
+        if single:
+            raise errors[0][1]
+        results = dict((r.netdev, r.result) for r in runs)
+        for run, e in errors:
+            results[run.netdev] = {"failed": True, "msg": str(e), "netdev": run.netdev, "device": run.ref.device,
+                                   "port": run.ref.port}
+        params = [e.param for _r, e in errors if isinstance(e, ValidationError)]
+        raise PortsError("%d of %d ports cannot be configured, nothing was changed on any port: %s" % (
+            len(errors), len(runs), "; ".join("%s (%s): %s" % (r.request.label, r.netdev, e) for r, e in errors)),
+            results, params[0] if params else None)
+
+
+def sysfs_tree(sysfs_path):
+    """The sysfs root the ports are read from (validated)."""
+    sysfs_path = sysfs_path or "/sys"
+    if not os.path.isdir(os.path.join(sysfs_path, "class", "net")):
+        raise ValidationError("sysfs_path", "%r does not look like a sysfs root (no class/net below it)" % sysfs_path)
+    return SysfsTree(sysfs_path)
+
+
+def plan_call(params):
+    """Validate a call's parameters and find its ports (one facts read): ``(tree, [(PortRequest, PortRef)])``."""
+    requests = model.port_requests(params)
+    tree = sysfs_tree(params.get("sysfs_path"))
+    return tree, list(zip(requests, resolve_ports(tree, requests)))
+
+
+def flatten(result, params):
+    """The single-port form's result: that port's result at the top level (as roce_qos always returned)."""
+    if params.get("ports") is not None:
         return result
-
-    @staticmethod
-    def _changes(before, after):
-        return dict((k, before.get(k) != after.get(k)) for k in after)
-
-    def _warn_dcbx(self, current):
-        dcbx = current.get("dcbx")
-        mode = current.get("dcbx_mode")
-        if isinstance(dcbx, list) and dcbx and "host" not in dcbx:
-            self.warnings.append(
-                "%s: DCBX is not host-controlled (%s): an LLDP agent or the firmware may override these settings"
-                % (self.port.netdev, ", ".join(dcbx)))
-        if mode and "firmware" in mode.lower():
-            self.warnings.append(
-                "%s: mlnx_qos reports 'DCBX mode: %s': the NIC firmware negotiates DCB with the switch and may "
-                "override these settings (mlnx_qos -i %s -d os hands control to the OS)" % (self.port.netdev, mode, self.port.netdev))
+    port = list(result["ports"].values())[0]
+    out = dict(port)
+    out["ports"] = result["ports"]
+    return out
 
 
 def run(module):
-    """Entry point for the module: returns (result, warnings) or raises QosError."""
-    qr = QosRun(module)
+    """Run a call of ``module`` (params, check_mode, run_command, get_bin_path): returns (result, warnings)."""
+    tree, jobs = plan_call(module.params)
+    qr = QosRun(CommandRunner(module), tree, jobs, check_mode=module.check_mode)
     result = qr.run()
-    return result, qr.warnings
+    return flatten(result, module.params), qr.warnings

@@ -47,14 +47,17 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step, quote_argv
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import Probe, QosBackend
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step, quote_argv, setter_step
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
+    DCB_KEYS,
     TCS,
     CommandError,
     QosError,
     UnsupportedError,
     default_dscp_table,
     ets_equal,
+    merge_dcb,
 )
 
 # mlnx_qos prints these and (in some versions/paths) still exits 0.
@@ -65,8 +68,8 @@ ERROR_PATTERNS = (
 )
 
 _TC_RE = re.compile(r"^tc:\s*(\d+)\s+ratelimit:\s*([^,]*),\s*tsa:\s*([A-Za-z]+)(?:,\s*bw:\s*(\d+)\s*%)?")
-_DSCP_RE = re.compile(r"^prio:\s*(\d+)\s+dscp:\s*([0-9,\s]*)$")
-_PRIO_RE = re.compile(r"^priority:\s*(\d+)\s*$")
+_DSCP_RE = re.compile(r"prio:\s*(\d+)\s+dscp:\s*([0-9,\s]*)")
+_PRIO_RE = re.compile(r"priority:\s*(\d+)\s*")
 
 
 class MlnxQosParseError(QosError):
@@ -105,8 +108,8 @@ def parse(text):
             section = None
         elif line.startswith("PFC configuration:"):
             section = "pfc"
-        elif _DSCP_RE.match(line):
-            m = _DSCP_RE.match(line)
+        elif _DSCP_RE.fullmatch(line):
+            m = _DSCP_RE.fullmatch(line)
             prio = int(m.group(1))
             for d in m.group(2).split(","):
                 d = d.strip()
@@ -126,8 +129,8 @@ def parse(text):
             tsa = m.group(3).lower()
             bw = int(m.group(4)) if (m.group(4) is not None and tsa == "ets") else 0
             state["ets"][cur_tc] = {"tsa": tsa, "bw": bw, "ratelimit": m.group(2).strip()}
-        elif section == "tc" and _PRIO_RE.match(line):
-            p = int(_PRIO_RE.match(line).group(1))
+        elif section == "tc" and _PRIO_RE.fullmatch(line):
+            p = int(_PRIO_RE.fullmatch(line).group(1))
             if 0 <= p < 8:
                 state["prio_tc"][p] = cur_tc
     for d in state["dscp2prio"]:
@@ -137,35 +140,41 @@ def parse(text):
     return state
 
 
-class MlnxQosBackend(object):
+class MlnxQosBackend(QosBackend):
     """DCB through NVIDIA ``mlnx_qos``."""
 
     name = "mlnx_qos"
+    keys = DCB_KEYS
 
-    def __init__(self, runner, netdev, binary, tree):
-        self.runner = runner
-        self.netdev = netdev
-        self.bin = binary
+    def __init__(self, ctx, probe=None):
+        super(MlnxQosBackend, self).__init__(ctx, probe)
         # Same test mlnx_qos itself makes (it always looks at the real /sys).
-        self.sysfs_trust = tree.exists(tree.sys("class", "net", netdev, "qos", "trust"))
+        self.sysfs_trust = nvidia_trust_file(ctx)
         self.app_trust = not self.sysfs_trust
 
-    @staticmethod
-    def find_binary(runner):
-        return runner.which("mlnx_qos")
+    @classmethod
+    def probe(cls, ctx):
+        binary = ctx.runner.which("mlnx_qos")
+        if not binary:
+            return Probe(False, reason="the mlnx_qos command is not installed (NVIDIA mlnx-tools, part of "
+                                       "MLNX_OFED / DOCA-OFED)")
+        if nvidia_trust_file(ctx):
+            return Probe(True, 0, "auto: %s has the NVIDIA driver's qos/trust file and mlnx_qos is installed"
+                         % ctx.netdev, binary)
+        return Probe(True, 2, "auto: mlnx_qos is installed (no iproute2 dcb)", binary)
 
     def _argv(self, *args):
-        return [self.bin, "-i", self.netdev] + list(args)
+        return [self.binary, "-i", self.netdev] + list(args)
 
     # -- reading --------------------------------------------------------
-    def read(self):
+    def read(self, desired=None):
         argv = self._argv("-a")
         rc, out, err = self.runner.run(argv, check=False)
         text = out + "\n" + err
         if rc != 0:
             if "not supported" in text.lower():
                 raise UnsupportedError(
-                    ("trust", "dscp2prio", "pfc", "prio_tc", "ets"),
+                    DCB_KEYS,
                     "%s has no DCB support: `%s` says %r" % (self.netdev, quote_argv(argv), (err or out).strip()[-300:]))
             raise CommandError(quote_argv(argv), rc, out, err)
         state = parse(out)
@@ -182,51 +191,54 @@ class MlnxQosBackend(object):
             state["ets"] = dict((tc, {"tsa": e["tsa"], "bw": e["bw"]}) for tc, e in state["ets"].items())
         return state
 
+    def warnings(self, current):
+        mode = current.get("dcbx_mode")
+        if mode and "firmware" in mode.lower():
+            return ["%s: mlnx_qos reports 'DCBX mode: %s': the NIC firmware negotiates DCB with the switch and may "
+                    "override these settings (mlnx_qos -i %s -d os hands control to the OS)" % (self.netdev, mode, self.netdev)]
+        return []
+
     # -- changing -------------------------------------------------------
-    def _run(self, *args):
+    def _run(self, args):
         self.runner.run(self._argv(*args), error_patterns=ERROR_PATTERNS)
+
+    def _describe(self, args):
+        return quote_argv(self._argv(*args))
 
     def _restore_table(self, table):
         """Bring the DSCP table back to ``table`` (sets first, deletes last)."""
         now = self.read()["dscp2prio"]
         for d in sorted(table):
             if now.get(d) != table[d]:
-                self._run("--dscp2prio", "set,%d,%d" % (d, table[d][0]))
+                self._run(("--dscp2prio", "set,%d,%d" % (d, table[d][0])))
         if self.app_trust:
             for d in sorted(now):
                 if d not in table:
                     for p in now[d]:
-                        self._run("--dscp2prio", "del,%d,%d" % (d, p))
+                        self._run(("--dscp2prio", "del,%d,%d" % (d, p)))
 
     def _trust_step(self, cur_trust, new_trust, cur_table):
-        argv = self._argv("--trust", new_trust)
-        uargv = self._argv("--trust", cur_trust)
-
-        def do():
-            self._run("--trust", new_trust)
-
         def undo():
-            self._run("--trust", cur_trust)
+            self._run(("--trust", cur_trust))
             if cur_trust == "dscp":
                 self._restore_table(cur_table)
-        return Step("trust", quote_argv(argv), do, undo, quote_argv(uargv) + " (then restore the dscp2prio table)")
+        return Step("trust", self._describe(("--trust", new_trust)), lambda: self._run(("--trust", new_trust)), undo,
+                    self._describe(("--trust", cur_trust)) + " (then restore the dscp2prio table)")
 
     def _set_step(self, d, p, base):
-        argv = self._argv("--dscp2prio", "set,%d,%d" % (d, p))
+        """``--dscp2prio set,D,P``, undone by setting the old priority back (or deleting a new entry)."""
         if base.get(d):
-            old = base[d][0]
-            undo_args = ("--dscp2prio", "set,%d,%d" % (d, old))
+            undo_args = ("--dscp2prio", "set,%d,%d" % (d, base[d][0]))
         else:
             undo_args = ("--dscp2prio", "del,%d,%d" % (d, p))
+        return setter_step("dscp2prio", self._run, ("--dscp2prio", "set,%d,%d" % (d, p)), undo_args, self._describe)
 
-        def do():
-            self._run("--dscp2prio", "set,%d,%d" % (d, p))
+    def target(self, current, desired):
+        merged = merge_dcb(current, desired, self.app_trust)
+        return dict((k, merged[k]) for k in DCB_KEYS if k in merged)
 
-        def undo():
-            self._run(*undo_args)
-        return Step("dscp2prio", quote_argv(argv), do, undo, quote_argv(self._argv(*undo_args)))
-
-    def plan(self, current, target, desired):
+    def plan(self, current, desired):
+        target = self.target(current, desired)
         steps = []
         if "trust" in desired or "dscp2prio" in desired:
             cur_trust, new_trust = current["trust"], target["trust"]
@@ -242,14 +254,14 @@ class MlnxQosBackend(object):
         if "pfc" in desired and sorted(current["pfc"]) != sorted(target["pfc"]):
             new = ",".join("1" if p in target["pfc"] else "0" for p in range(8))
             old = ",".join("1" if p in current["pfc"] else "0" for p in range(8))
-            steps.append(self._simple_step("pfc", ("--pfc", new), ("--pfc", old)))
+            steps.append(setter_step("pfc", self._run, ("--pfc", new), ("--pfc", old), self._describe))
         ets_changed = "ets" in desired and not ets_equal(current["ets"], target["ets"])
         prio_changed = "prio_tc" in desired and current["prio_tc"] != target["prio_tc"]
         if ets_changed or prio_changed:
-            steps.append(self._simple_step(
-                "ets" if ets_changed else "prio_tc",
+            steps.append(setter_step(
+                "ets" if ets_changed else "prio_tc", self._run,
                 self._ets_args(target, ets_changed, prio_changed),
-                self._ets_args(current, ets_changed, prio_changed)))
+                self._ets_args(current, ets_changed, prio_changed), self._describe))
         return steps
 
     @staticmethod
@@ -262,10 +274,7 @@ class MlnxQosBackend(object):
             args += ["--prio_tc", ",".join(str(tc) for tc in state["prio_tc"])]
         return tuple(args)
 
-    def _simple_step(self, key, args, undo_args):
-        def do():
-            self._run(*args)
 
-        def undo():
-            self._run(*undo_args)
-        return Step(key, quote_argv(self._argv(*args)), do, undo, quote_argv(self._argv(*undo_args)))
+def nvidia_trust_file(ctx):
+    """Whether the NVIDIA driver stack gives the port a trust setting of its own (``qos/trust``)."""
+    return ctx.tree.exists(ctx.tree.sys("class", "net", ctx.netdev, "qos", "trust"))

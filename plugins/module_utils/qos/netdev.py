@@ -27,14 +27,15 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step, quote_argv
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import QosBackend
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import command_step, quote_argv
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
     CommandError,
     QosError,
     UnsupportedError,
 )
 
-_PAUSE_RE = re.compile(r"^\s*(Autonegotiate|RX|TX)\s*:\s*(\S+)\s*$")
+_PAUSE_RE = re.compile(r"\s*(Autonegotiate|RX|TX)\s*:\s*(\S+)\s*")
 
 
 def parse_pause(text):
@@ -42,7 +43,7 @@ def parse_pause(text):
     out = {}
     names = {"Autonegotiate": "autoneg", "RX": "rx", "TX": "tx"}
     for line in (text or "").splitlines():
-        m = _PAUSE_RE.match(line)
+        m = _PAUSE_RE.fullmatch(line)
         if m:
             out[names[m.group(1)]] = m.group(2).lower() in ("on", "yes", "enabled")
     if "rx" not in out or "tx" not in out:
@@ -60,62 +61,52 @@ def pause_value(parsed):
     return "rx %s, tx %s" % ("on" if parsed["rx"] else "off", "on" if parsed["tx"] else "off")
 
 
-class NetdevLink(object):
-    """MTU via iproute2 ``ip``, pause via ``ethtool``."""
+class MtuLink(QosBackend):
+    """MTU: read from sysfs, set with iproute2 ``ip link``."""
 
-    names = {"mtu": "iproute2", "pause": "ethtool"}
-
-    def __init__(self, runner, tree, netdev):
-        self.runner = runner
-        self.tree = tree
-        self.netdev = netdev
-        self.ip = None
-        self.ethtool = None
-        self.pause_raw = None
+    name = "iproute2"
+    keys = ("mtu",)
 
     def read(self, desired):
-        state = {}
-        if "mtu" in desired:
-            self.ip = self.runner.which("ip", required=True)
-            path = self.tree.sys("class", "net", self.netdev, "mtu")
-            state["mtu"] = self.tree.read_int(path)
-            if state["mtu"] is None:
-                raise QosError("cannot read the MTU of %s from %s" % (self.netdev, path))
-        if "pause" in desired:
-            self.ethtool = self.runner.which("ethtool", required=False)
-            if not self.ethtool:
-                raise QosError("pause: the ethtool command is not installed (package ethtool); it reads and sets pause frames")
-            argv = [self.ethtool, "-a", self.netdev]
-            rc, out, err = self.runner.run(argv, check=False)
-            if rc != 0:
-                if "not supported" in (out + err).lower():
-                    raise UnsupportedError(("pause",), "%s: the driver does not support pause frames: `%s` says %r"
-                                           % (self.netdev, quote_argv(argv), (err or out).strip()))
-                raise CommandError(quote_argv(argv), rc, out, err)
-            self.pause_raw = parse_pause(out)
-            state["pause"] = pause_value(self.pause_raw)
-        return state
-
-    def _cmd_step(self, key, argv, uargv):
-        def do():
-            self.runner.run(argv)
-
-        def undo():
-            self.runner.run(uargv)
-        return Step(key, quote_argv(argv), do, undo, quote_argv(uargv))
+        self.ip = self.runner.which("ip", required=True)
+        path = self.tree.sys("class", "net", self.netdev, "mtu")
+        mtu = self.tree.read_int(path)
+        if mtu is None:
+            raise QosError("cannot read the MTU of %s from %s" % (self.netdev, path))
+        return {"mtu": mtu}
 
     def plan(self, current, desired):
-        steps = []
-        if "mtu" in desired and current["mtu"] != desired["mtu"]:
-            steps.append(self._cmd_step(
-                "mtu",
-                [self.ip, "link", "set", "dev", self.netdev, "mtu", str(desired["mtu"])],
-                [self.ip, "link", "set", "dev", self.netdev, "mtu", str(current["mtu"])]))
-        if "pause" in desired and current["pause"] != desired["pause"]:
-            on = "on" if desired["pause"] else "off"
-            old = self.pause_raw
-            steps.append(self._cmd_step(
-                "pause",
-                [self.ethtool, "-A", self.netdev, "rx", on, "tx", on],
-                [self.ethtool, "-A", self.netdev, "rx", "on" if old["rx"] else "off", "tx", "on" if old["tx"] else "off"]))
-        return steps
+        if current["mtu"] == desired["mtu"]:
+            return []
+        argv = [self.ip, "link", "set", "dev", self.netdev, "mtu"]
+        return [command_step(self.runner, "mtu", argv + [str(desired["mtu"])], argv + [str(current["mtu"])])]
+
+
+class PauseLink(QosBackend):
+    """Global pause frames: read with ``ethtool -a``, set with ``ethtool -A`` (RX and TX together)."""
+
+    name = "ethtool"
+    keys = ("pause",)
+
+    def read(self, desired):
+        self.ethtool = self.runner.which("ethtool", required=False)
+        if not self.ethtool:
+            raise QosError("pause: the ethtool command is not installed (package ethtool); it reads and sets pause frames")
+        argv = [self.ethtool, "-a", self.netdev]
+        rc, out, err = self.runner.run(argv, check=False)
+        if rc != 0:
+            if "not supported" in (out + err).lower():
+                raise UnsupportedError(("pause",), "%s: the driver does not support pause frames: `%s` says %r"
+                                       % (self.netdev, quote_argv(argv), (err or out).strip()))
+            raise CommandError(quote_argv(argv), rc, out, err)
+        self.pause_raw = parse_pause(out)
+        return {"pause": pause_value(self.pause_raw)}
+
+    def plan(self, current, desired):
+        if current["pause"] == desired["pause"]:
+            return []
+        on = "on" if desired["pause"] else "off"
+        old = self.pause_raw
+        argv = [self.ethtool, "-A", self.netdev]
+        return [command_step(self.runner, "pause", argv + ["rx", on, "tx", on],
+                             argv + ["rx", "on" if old["rx"] else "off", "tx", "on" if old["tx"] else "off"])]

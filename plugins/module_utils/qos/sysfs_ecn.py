@@ -18,19 +18,20 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step, write_attr
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import PRIORITIES, UnsupportedError
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import QosBackend
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import write_step
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import ECN_KEYS, PRIORITIES, UnsupportedError
 
 CNP_FILES = {"dscp": "cnp_dscp", "priority": "cnp_802p_prio"}
 
 
-class SysfsEcn(object):
+class SysfsEcn(QosBackend):
     name = "sysfs_ecn"
+    keys = ECN_KEYS
 
-    def __init__(self, tree, netdev):
-        self.tree = tree
-        self.netdev = netdev
-        self.root = tree.sys("class", "net", netdev, "ecn")
+    def __init__(self, ctx, probe=None):
+        super(SysfsEcn, self).__init__(ctx, probe)
+        self.root = self.tree.sys("class", "net", self.netdev, "ecn")
 
     def _enable_path(self, point, prio):
         return self.tree.sys("class", "net", self.netdev, "ecn", "roce_" + point, "enable", str(prio))
@@ -40,7 +41,7 @@ class SysfsEcn(object):
 
     def read(self, desired):
         """Current ``ecn`` / ``cnp`` for what ``desired`` asks; UnsupportedError when absent."""
-        keys = [k for k in ("ecn", "cnp") if k in desired]
+        keys = [k for k in ECN_KEYS if k in desired]
         if not self.tree.isdir(self.root):
             raise UnsupportedError(keys, "%s has no ECN/CNP settings (%s is absent: only the NVIDIA "
                                          "MLNX_OFED/DOCA-OFED mlx5 driver provides it)" % (self.netdev, self.root))
@@ -70,14 +71,6 @@ class SysfsEcn(object):
             raise UnsupportedError(keys, "%s: ECN/CNP files missing or unreadable: %s" % (self.netdev, ", ".join(missing)))
         return state
 
-    def _write_step(self, key, path, new, old):
-        def do():
-            write_attr(path, new)
-
-        def undo():
-            write_attr(path, old)
-        return Step(key, "write %s > %s" % (new, path), do, undo, "write %s > %s" % (old, path))
-
     def plan(self, current, desired):
         steps = []
         for point in sorted(desired.get("ecn", {})):
@@ -85,20 +78,18 @@ class SysfsEcn(object):
             have = set(current["ecn"][point])
             for prio in PRIORITIES:
                 if (prio in want) != (prio in have):
-                    steps.append(self._write_step(
+                    steps.append(write_step(
                         "ecn", self._enable_path(point, prio), int(prio in want), int(prio in have)))
         for key in sorted(desired.get("cnp", {})):
             if current["cnp"][key] != desired["cnp"][key]:
-                steps.append(self._write_step("cnp", self._cnp_path(key), desired["cnp"][key], current["cnp"][key]))
+                steps.append(write_step("cnp", self._cnp_path(key), desired["cnp"][key], current["cnp"][key]))
         return steps
 
-    @staticmethod
-    def target(current, desired):
+    def target(self, current, desired):
+        """ECN/CNP parts not in ``desired`` keep their values."""
         out = {}
-        if "ecn" in desired:
-            out["ecn"] = dict(current["ecn"])
-            out["ecn"].update(desired["ecn"])
-        if "cnp" in desired:
-            out["cnp"] = dict(current["cnp"])
-            out["cnp"].update(desired["cnp"])
+        for key in ECN_KEYS:
+            if key in desired:
+                out[key] = dict(current[key])
+                out[key].update(desired[key])
         return out

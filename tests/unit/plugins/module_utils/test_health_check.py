@@ -79,7 +79,7 @@ def test_drift_and_a_port_that_is_gone(tmp_path, capsys):
     os.makedirs(str(tmp_path / "saved"))
     for netdev, args in (("eth1", {"mtu": 9000}), ("eth9", {"mtu": 9000})):
         with open(str(tmp_path / "saved" / (netdev + ".json")), "w") as f:
-            json.dump({"ANSIBLE_MODULE_ARGS": dict(args, netdev=netdev)}, f)
+            json.dump(dict(args, netdev=netdev), f)
     cfg = write_config(tmp_path, sysfs=os.path.join(LAB, "sys"))
     assert health_check.cli_main(["--config", cfg]) == 1
     out = capsys.readouterr().out

@@ -180,7 +180,7 @@ def test_unreadable_sysfs_degrades_to_an_error_count_not_a_traceback(tmp_path):
 def save(cfg, netdev, args):
     os.makedirs(cfg["saved_dir"], exist_ok=True)
     with open(os.path.join(cfg["saved_dir"], netdev + ".json"), "w") as f:
-        json.dump({"ANSIBLE_MODULE_ARGS": dict(args, netdev=netdev)}, f)
+        json.dump(dict(args, netdev=netdev), f)
 
 
 def test_drift_per_option_from_the_saved_settings(tmp_path):
@@ -327,7 +327,8 @@ def test_drift_with_the_runs_facts_is_the_same_as_reading_them_again(tmp_path):
     """The collector hands the facts it read to the engine (no gather per port): same answer."""
     from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
     tree = os.path.abspath(sysfs("derived_roce_mlx5_ofed"))
-    args = {"netdev": "ens1f0", "mtu": 1500, "cnp": {"dscp": 48, "priority": 6}}
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import port_request
+    args = port_request({"netdev": "ens1f0", "mtu": 1500, "cnp": {"dscp": 48, "priority": 6}})
     facts = gather_rdma_facts(tree, gather_subset=["counters"])
     assert metrics.check_drift("ens1f0", args, tree, facts) == metrics.check_drift("ens1f0", args, tree)
     assert metrics.check_drift("ens1f0", args, tree, facts)["options"] == {"mtu": True, "cnp": False}

@@ -18,7 +18,7 @@ import os
 import pytest
 
 from ansible.module_utils import basic
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs, lock
 from ansible_collections.rdma.fabric.plugins.modules import roce_qos
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     DcbPort,
@@ -67,6 +67,7 @@ def lab(tmp_path, monkeypatch):
     cfs = FakeRdmaCmConfigfs()
     monkeypatch.setattr(configfs, "_mkdir", cfs.mkdir)
     monkeypatch.setattr(configfs, "_rmdir", cfs.rmdir)
+    monkeypatch.setattr(lock, "LOCK_PATH", str(tmp_path / "run" / "qos.lock"))
     ports = {"dcbsim0": DcbPort(), "eth1": DcbPort(supported=False)}
     host = FakeHost({"dcb": FakeDcbTool(ports), "ip": FakeIpLink(sysfs), "ethtool": FakeEthtool()})
 
@@ -235,3 +236,93 @@ def test_device_and_port_addressing_with_mlnx_qos(lab, tmp_path):
     # the configfs group existed before the run: read in place, not created, not removed
     assert lab.cfs.mkdirs == [] and lab.cfs.rmdirs == []
     assert os.path.isdir(os.path.join(sysfs, "kernel", "config", "rdma_cm", "mlx5_0", "ports", "1"))
+
+
+# -- the list form ---------------------------------------------------------
+def test_ports_list_per_port_results_and_diff(lab):
+    args = dict(trust="dscp", pfc="0,0,0,1,0,0,0,0", roce_tos=106, roce_mode=2,
+                ports=[{"netdev": "dcbsim0", "mtu": 9000}, {"device": "rxe0", "port": 1, "on_unsupported": "warn",
+                                                            "pfc": None, "trust": None, "tos": 96}])
+    res = lab.run(diff=True, check=True, **args)
+    assert not isinstance(res, Failed), res.result
+    r = res.result
+    assert r["changed"] is True and "netdev" not in r and sorted(r["ports"]) == ["dcbsim0", "eth1"]
+    assert r["ports"]["dcbsim0"]["after"]["pfc"] == [3] and r["ports"]["dcbsim0"]["after"]["roce_mode"] == "v2"
+    assert r["ports"]["eth1"]["after"] == {"roce_tos": 96, "roce_mode": "v2"}
+    assert r["ports"]["eth1"]["drift"] == {"roce_tos": {"desired": 96, "actual": 0}}
+    assert [d["before_header"] for d in r["diff"]] == ["dcbsim0", "eth1"]
+    assert r["diff"][1] == {"before_header": "eth1", "after_header": "eth1",
+                            "before": {"roce_tos": 0, "roce_mode": "v2"}, "after": {"roce_tos": 96, "roce_mode": "v2"}}
+    assert lab.host.changing_calls() == []
+    r = lab.run(**args).result
+    assert r["changed"] is True and lab.ports["dcbsim0"].pfc_en == 8
+    assert lab.cfs.kernel_values("rxe0")["default_roce_tos"] == "96"
+    assert lab.run(**args).result["changed"] is False
+
+
+@pytest.mark.parametrize("args,param,needle", [
+    ({"ports": [{"netdev": "dcbsim0", "pfc": [0, 0, 0, 1]}]}, "ports[0].pfc", "reads two ways"),
+    ({"ports": [{"netdev": "dcbsim0"}, {"netdev": "eth1", "roce_mode": "v3"}]}, "ports[1].roce_mode", "choose one of v1, v2"),
+    ({"ports": [{"netdev": "dcbsim0", "roce_tos": 106, "tos": 96}]}, "ports[0].tos", "differ"),
+    ({"ports": [{"netdev": "dcbsim0"}, {"netdev": "eth42"}]}, "ports[1].netdev", "interface 'eth42' does not exist"),
+    ({"ports": [{"netdev": "dcbsim0", "color": "red"}]}, "ports[0]", "unknown option(s) color"),
+    ({"netdev": "dcbsim0", "pfc": "0,0,0,1"}, "pfc", "reads two ways"),
+    ({"netdev": "dcbsim0", "pfc": "0,0,0,2,0,0,0,0"}, "pfc", "its entries must be 0 or 1, not 2"),
+    ({"netdev": "dcbsim0", "tos": 96, "roce_tos": 106}, "tos", "tos 96 and roce_tos 106 differ"),
+])
+def test_list_form_bad_input_fails_before_anything_is_touched(lab, args, param, needle):
+    res = lab.run(**args)
+    assert isinstance(res, Failed)
+    assert res.result["param"] == param and needle in res.result["msg"]
+    assert lab.host.calls == [] and lab.cfs.mkdirs == []
+
+
+def test_ports_and_netdev_are_exclusive(lab):
+    res = lab.run(netdev="dcbsim0", ports=[{"netdev": "eth1"}])
+    assert isinstance(res, Failed) and "mutually exclusive: ports|netdev" in res.result["msg"]
+
+
+def test_a_port_that_cannot_be_configured_returns_every_ports_result(lab):
+    res = lab.run(check=True, ports=[{"netdev": "dcbsim0", "pfc": [3]}, {"netdev": "eth1", "pfc": [3]}])
+    assert isinstance(res, Failed)
+    r = res.result
+    assert r["ports"]["eth1"]["failed"] is True and "no DCB support" in r["ports"]["eth1"]["msg"]
+    assert r["ports"]["dcbsim0"]["drift"] == {"pfc": {"desired": [3], "actual": []}}
+    assert "param" not in r
+
+
+def test_the_lock_held_by_the_boot_time_reapply(lab, monkeypatch):
+    """rdma-fabric qos-apply (another process) holds the lock: the module waits, then fails naming it."""
+    import time
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos import lock as lock_mod
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:    # pragma: no cover - the child
+        try:
+            with lock_mod.held("rdma-fabric qos-apply", 5):
+                os.write(ready_w, b"x")
+                time.sleep(30)
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(ready_r, 1) == b"x"
+        res = lab.run(netdev="dcbsim0", pfc=[3], lock_timeout=1)
+        assert isinstance(res, Failed)
+        assert "another QoS run holds the lock" in res.result["msg"]
+        assert "pid %d (rdma-fabric qos-apply, since " % pid in res.result["msg"]
+        assert lab.host.calls == []
+    finally:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    assert lab.run(netdev="dcbsim0", pfc=[3], lock_timeout=1).result["changed"] is True
+
+
+def test_check_mode_runs_without_a_lock_it_cannot_create(lab, monkeypatch, tmp_path):
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos import lock as lock_mod
+    (tmp_path / "afile").write_text("")
+    monkeypatch.setattr(lock_mod, "LOCK_PATH", str(tmp_path / "afile" / "qos.lock"))
+    r = lab.run(check=True, netdev="dcbsim0", pfc=[3]).result
+    assert r["changed"] is True and lab.warnings[0].startswith("running without the QoS lock")
+    res = lab.run(netdev="dcbsim0", pfc=[3])
+    assert isinstance(res, Failed) and "cannot create the QoS lock" in res.result["msg"]
+    assert lab.host.changing_calls() == []

@@ -34,7 +34,7 @@ def _families(tmp_path):
     """Metric names the collector writes on fixture hosts with every part populated."""
     saved = tmp_path / "saved"
     saved.mkdir()
-    (saved / "ens1f0.json").write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {"netdev": "ens1f0", "mtu": 9000}}))
+    (saved / "ens1f0.json").write_text(json.dumps({"netdev": "ens1f0", "mtu": 9000}))
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / metrics.APPLY_STAMP).write_text("1700000000\n")
     texts = []
@@ -53,8 +53,8 @@ def _families(tmp_path):
     # rxe on virtio: no ECN files, so a saved ecn with on_unsupported warn is reported unsupported
     saved_rxe = tmp_path / "saved_rxe"
     saved_rxe.mkdir()
-    (saved_rxe / "eth1.json").write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
-        "netdev": "eth1", "mtu": 1500, "ecn": {"np": [3]}, "on_unsupported": "warn"}}))
+    (saved_rxe / "eth1.json").write_text(json.dumps({
+        "netdev": "eth1", "mtu": 1500, "ecn": {"np": [3]}, "on_unsupported": "warn"}))
     texts.append(metrics.render(metrics.collect(metrics.check_config({
         "sysfs": os.path.abspath(os.path.join(FIXTURES, "lab_rxe_lab1", "sys")), "saved_dir": str(saved_rxe),
         "apply_lock": str(tmp_path / "lock")}))))

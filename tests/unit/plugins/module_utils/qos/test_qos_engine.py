@@ -240,3 +240,133 @@ def test_select_backend(lab):
     with pytest.raises(ValidationError) as exc:
         engine.select_backend(runner, tree, "dcbsim0", "lldptool")
     assert exc.value.param == "backend"
+
+
+# -- the list form: several ports in one call --------------------------------
+def run_ports(lab, ports, check_mode=False, **params):
+    params = dict(params, ports=ports, sysfs_path=lab.sysfs)
+    module = FakeModule(params, lab.host, check_mode=check_mode)
+    module.params["netdev"] = None
+    return engine.run(module)
+
+
+EVERY_PORT = [dict(PROFILE, netdev="dcbsim0", roce_tos=106, mtu=9000),
+              {"netdev": "eth1", "on_unsupported": "warn", "roce_tos": 106, "mtu": 4200, "pfc": [3]}]
+
+
+def test_ports_in_one_call_with_one_facts_read(lab, monkeypatch):
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos import port as port_mod
+    reads = []
+    real = port_mod.RdmaFactsGatherer.gather
+
+    def counting_gather(self):
+        reads.append(self.tree.sysfs)
+        return real(self)
+    monkeypatch.setattr(port_mod.RdmaFactsGatherer, "gather", counting_gather)
+    r, w = run_ports(lab, EVERY_PORT, roce_mode="v2")
+    assert reads == [lab.sysfs]
+    assert r["changed"] is True and sorted(r["ports"]) == ["dcbsim0", "eth1"]
+    d, e = r["ports"]["dcbsim0"], r["ports"]["eth1"]
+    assert (d["device"], d["backend"], d["after"]["pfc"], d["after"]["mtu"]) == ("rxe9", "dcb", [3], 9000)
+    assert (e["device"], e["backend"], e["after"]) == ("rxe0", None, {"roce_tos": 106, "roce_mode": "v2", "mtu": 4200})
+    assert [s["option"] for s in e["unsupported"]] == ["pfc"] and w[0].startswith("eth1: skipped pfc")
+    assert r["commands"] == d["commands"] + e["commands"]
+    assert lab.cfs.kernel_values("rxe0")["default_roce_tos"] == "106"
+    r2, _w = run_ports(lab, EVERY_PORT, roce_mode="v2")
+    assert r2["changed"] is False and all(not p["changed"] and p["drift"] == {} for p in r2["ports"].values())
+
+
+def test_ports_check_mode_reports_each_options_drift(lab):
+    before = lab.snapshot()
+    r, _w = run_ports(lab, EVERY_PORT, check_mode=True)
+    assert lab.snapshot() == before and lab.host.changing_calls() == []
+    drift = r["ports"]["dcbsim0"]["drift"]
+    assert drift["pfc"] == {"desired": [3], "actual": []}
+    assert drift["roce_tos"] == {"desired": 106, "actual": 0}
+    assert drift["ets"]["actual"][0] == {"tc": 0, "tsa": "strict", "bw": 0}
+    assert "trust" in drift and "mtu" in drift
+    assert r["ports"]["eth1"]["drift"] == {"roce_tos": {"desired": 106, "actual": 0},
+                                           "mtu": {"desired": 4200, "actual": 1500}}
+
+
+def test_a_failure_on_the_second_port_rolls_back_the_first(lab):
+    before = lab.snapshot()
+    rxe0_before = lab.cfs.kernel_values("rxe0")
+    ports = [EVERY_PORT[0], dict(EVERY_PORT[1], mtu=9500)]     # eth1: more than the device maximum (9216)
+    with pytest.raises(ApplyError) as exc:
+        run_ports(lab, ports)
+    e = exc.value
+    assert e.netdev == "eth1" and "eth1: step 2 of 2 (mtu) failed" in str(e)
+    assert "mtu greater than device maximum" in str(e) and e.rollback_failed == []
+    # eth1's ToS and every dcbsim0 change undone, newest first
+    assert e.rolled_back[0].startswith("write '0' > ") and "rxe0" in e.rolled_back[0]
+    assert e.rolled_back[-1].startswith("/usr/sbin/dcb app del dev dcbsim0")
+    assert lab.snapshot() == before and lab.cfs.kernel_values("rxe0") == rxe0_before
+
+
+def test_a_port_that_cannot_be_configured_fails_the_call_before_any_change(lab):
+    before = lab.snapshot()
+    with pytest.raises(engine.PortsError) as exc:
+        run_ports(lab, [EVERY_PORT[0], {"netdev": "eth1", "pfc": [3]}])
+    e = exc.value
+    assert str(e).startswith("1 of 2 ports cannot be configured, nothing was changed on any port: ports[1] (eth1): "
+                             "eth1 cannot do what was asked")
+    assert e.results["eth1"]["failed"] is True and "no DCB support" in e.results["eth1"]["msg"]
+    assert e.results["dcbsim0"]["changed"] is True          # planned, not applied
+    assert lab.host.changing_calls() == [] and lab.snapshot() == before
+
+
+def test_a_port_listed_twice_is_rejected(lab):
+    with pytest.raises(ValidationError) as exc:
+        run_ports(lab, [{"netdev": "dcbsim0", "pfc": [3]}, {"device": "rxe9", "pfc": [4]}])
+    assert exc.value.param == "ports" and "dcbsim0 is listed twice (ports[0] and ports[1])" in str(exc.value)
+    assert lab.host.calls == []
+
+
+def test_an_ets_merge_error_names_the_port(lab):
+    lab.dcb_ports["dcbsim0"].tc_tsa = [2, 0, 0, 0, 0, 2, 0, 0]
+    lab.dcb_ports["dcbsim0"].tc_tx_bw = [70, 0, 0, 0, 0, 30, 0, 0]
+    with pytest.raises(engine.PortsError) as exc:
+        run_ports(lab, [{"netdev": "dcbsim0", "ets": [{"tc": 0, "bw": 50}, {"tc": 3, "bw": 50}]}])
+    assert exc.value.param == "ports[0].ets" and "summing to 130%" in str(exc.value)
+
+
+# -- rollback when a command cannot be started, or the run is stopped (issue 16) --
+def test_a_command_that_cannot_be_started_is_rolled_back(lab):
+    """The dcb binary vanishes mid-run (package removed): exec fails with ENOENT."""
+    before = lab.snapshot()
+    real = lab.host.tools["dcb"]
+
+    def dcb_gone_for_ets(argv):
+        if argv[1:3] == ["ets", "set"]:
+            raise OSError(2, "No such file or directory")
+        return real(argv)
+    lab.host.tools["dcb"] = dcb_gone_for_ets
+    with pytest.raises(ApplyError) as exc:
+        lab.run(roce_tos=106, **PROFILE)
+    assert "(ets) failed: /usr/sbin/dcb ets set dev dcbsim0" in str(exc.value)
+    assert "it could not be started: No such file or directory" in str(exc.value)
+    assert len(exc.value.rolled_back) == 2 and lab.snapshot() == before
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_stop_signal_rolls_back_after_the_step_under_way(lab, signame):
+    """SIGTERM (systemd stop, a udev restart of the re-apply service) arrives while pfc is being set."""
+    import signal
+    before = lab.snapshot()
+    handlers = dict((s, signal.getsignal(getattr(signal, s))) for s in ("SIGTERM", "SIGHUP", "SIGINT"))
+    real = lab.host.tools["dcb"]
+
+    def dcb_then_signal(argv):
+        out = real(argv)
+        if argv[1:3] == ["pfc", "set"]:
+            os.kill(os.getpid(), getattr(signal, signame))
+        return out
+    lab.host.tools["dcb"] = dcb_then_signal
+    with pytest.raises(ApplyError) as exc:
+        lab.run(roce_tos=106, **PROFILE)
+    e = exc.value
+    assert str(e).startswith("dcbsim0: stopped by %s after step 2 of 4 (pfc). Rolled back, in reverse order:" % signame)
+    assert e.failed_step == signame and len(e.rolled_back) == 2
+    assert lab.snapshot() == before
+    assert dict((s, signal.getsignal(getattr(signal, s))) for s in handlers) == handlers

@@ -145,3 +145,145 @@ def test_render_restricts_to_managed_options():
     view = model.render(state, desired)
     assert view == {"trust": "dscp", "dscp2prio": {"10": None, "26": 3, "48": [5, 6]},
                     "ecn": {"rp": [3]}, "roce_tos": 106}
+
+
+# -- forms users know (issue 16) ----------------------------------------
+@pytest.mark.parametrize("value,expected", [
+    # the 8 PFC flags of `mlnx_qos --pfc` / NicConfigurationTemplate qos.pfc: priority 3 lossless
+    ([0, 0, 0, 1, 0, 0, 0, 0], [3]),
+    ("0,0,0,1,0,0,0,0", [3]),
+    (" 0, 0, 0, 1, 0, 0, 0, 0 ", [3]),
+    (["0", "0", "0", "1", "0", "0", "0", "0"], [3]),
+    ([0, 0, 0, 1, 1, 0, 0, 0], [3, 4]),
+    ([0] * 8, []),
+    ([1] * 8, list(range(8))),
+    # lists of priorities (strings and a lone integer as Ansible reads a list option)
+    ([3], [3]),
+    ([0, 1], [0, 1]),
+    ([1], [1]),
+    ([0], [0]),
+    ([3, 4], [3, 4]),
+    ([3, 3, 0], [0, 3]),
+    ([7, 6, 5, 4, 3, 2, 1, 0], list(range(8))),
+    ([], []),
+    ("3", [3]),
+    ("3,4", [3, 4]),
+    (3, [3]),
+])
+def test_pfc_forms(value, expected):
+    assert model.normalise_input({"pfc": value}) == {"pfc": expected}
+
+
+@pytest.mark.parametrize("value,needle", [
+    # fewer than 8 flags with repeats: cut-short flags or priorities 0 and 1 twice
+    ([0, 0, 0, 1], "it has 4 entries, not 8; as a list of lossless priorities it names priority 0 more than once"),
+    ("0,0,0,1", "it has 4 entries, not 8"),
+    ([1, 1], "it has 2 entries, not 8"),
+    ([0, 0, 0, 1, 0, 0, 0], "it has 7 entries, not 8"),
+    ([0, 0, 0, 1, 0, 0, 0, 0, 0], "it has 9 entries, not 8"),
+    # 8 entries with repeats that are not all 0/1: flags with a typo, or priorities 0 and 2
+    ("0,0,0,2,0,0,0,0", "its entries must be 0 or 1, not 2; as a list of lossless priorities it names priority 0"),
+    ([3] * 8, "its entries must be 0 or 1, not 3"),
+])
+def test_pfc_forms_that_read_both_ways_are_rejected_showing_both(value, needle):
+    with pytest.raises(ValidationError) as exc:
+        model.normalise_input({"pfc": value})
+    msg = str(exc.value)
+    assert exc.value.param == "pfc" and "reads two ways" in msg and needle in msg
+    assert "[3]" in msg and "0,0,0,1,0,0,0,0" in msg      # both forms shown
+
+
+@pytest.mark.parametrize("value", ["three", "3;4", {"3": True}, [9], [True]])
+def test_pfc_other_values_are_rejected(value):
+    with pytest.raises(ValidationError) as exc:
+        model.normalise_input({"pfc": value})
+    assert exc.value.param == "pfc"
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("v2", "v2"), ("v1", "v1"), (2, "v2"), (1, "v1"), ("2", "v2"), ("1", "v1"),
+    ("RoCE v2", "v2"), ("IB/RoCE v1", "v1"), ("RoCE v1", "v1"),
+])
+def test_roce_mode_accepts_the_cma_roce_mode_forms(value, expected):
+    assert norm(roce_mode=value) == {"roce_mode": expected}
+
+
+@pytest.mark.parametrize("value", [3, 0, True, "RoCE v3", "roce v2", ["v2"], "2\n"])
+def test_roce_mode_other_values_are_rejected(value):
+    with pytest.raises(ValidationError) as exc:
+        norm(roce_mode=value)
+    assert exc.value.param == "roce_mode"
+    assert "choose one of v1, v2" in str(exc.value) and "'IB/RoCE v1'" in str(exc.value)
+
+
+def test_tos_is_roce_tos_only_with_the_same_value():
+    assert norm(tos=106) == {"roce_tos": 106}
+    assert norm(tos="106", roce_tos=106) == {"roce_tos": 106}
+    with pytest.raises(ValidationError) as exc:
+        norm(tos=96, roce_tos=106)
+    assert exc.value.param == "tos" and "tos 96 and roce_tos 106 differ" in str(exc.value)
+    with pytest.raises(ValidationError) as exc:
+        norm(tos=300)
+    assert exc.value.param == "tos" and "allowed 0-255" in str(exc.value)
+
+
+@pytest.mark.parametrize("params,param", [
+    ({"dscp2prio": {26: 3, "26": 5}}, "dscp2prio"),
+    ({"dscp2prio": {26: 3, " 26": 3}}, "dscp2prio"),
+    ({"prio_tc": {3: 3, "3": 4}}, "prio_tc"),
+    ({"cnp": {"dscp": 48, " dscp": 46}}, "cnp"),
+])
+def test_keys_with_one_meaning_given_twice_are_rejected(params, param):
+    with pytest.raises(ValidationError) as exc:
+        model.normalise(params)
+    assert exc.value.param == param and "given twice" in str(exc.value)
+
+
+def test_duplicate_keys_found_in_a_whole_call_and_in_json():
+    with pytest.raises(ValidationError) as exc:
+        model.check_unique_keys_in({"ports": [{"netdev": "eth1"}, {"netdev": "eth2", "dscp2prio": {26: 3, "26": 5}}]})
+    assert exc.value.param == "ports[1].dscp2prio" and "the values 3 and 5" in str(exc.value)
+    with pytest.raises(ValidationError) as exc:
+        model.check_unique_keys_in({"dscp2prio": {26: 3, "26": 5}})
+    assert exc.value.param == "dscp2prio"
+    model.check_unique_keys_in({"dscp2prio": {26: 3, 48: 6}, "ports": [{"netdev": "eth1", "pfc": [3]}]})
+    with pytest.raises(ValueError) as verr:
+        model.loads_json('{"netdev": "eth1", "dscp2prio": {"26": 3, "26": 5}}')
+    assert "'26' is given twice" in str(verr.value)
+
+
+# -- the ports of a call ---------------------------------------------------
+def test_single_port_form():
+    (req,) = model.port_requests({"netdev": "eth1", "pfc": [3], "backend": "auto", "on_unsupported": "warn"})
+    assert (req.label, req.netdev, req.desired, req.on_unsupported) == ("", "eth1", {"pfc": [3]}, "warn")
+
+
+def test_list_form_defaults_overrides_and_null():
+    reqs = model.port_requests({
+        "trust": "dscp", "pfc": [3], "cnp": {"dscp": 48}, "backend": "dcb", "on_unsupported": "fail",
+        "ports": [{"netdev": "eth1", "pfc": "0,0,0,0,1,0,0,0", "cnp": None},
+                  {"device": "mlx5_0", "port": 1, "on_unsupported": "warn", "tos": 106}]})
+    a, b = reqs
+    assert (a.label, a.prefix, a.netdev) == ("ports[0]", "ports[0].", "eth1")
+    assert a.desired == {"trust": "dscp", "pfc": [4]} and a.backend == "dcb"
+    assert (b.device, b.port, b.on_unsupported) == ("mlx5_0", 1, "warn")
+    assert b.desired == {"trust": "dscp", "pfc": [3], "cnp": {"dscp": 48}, "roce_tos": 106}
+
+
+@pytest.mark.parametrize("params,param,needle", [
+    ({"ports": [{"netdev": "eth1", "pfc": [9]}]}, "ports[0].pfc", "priority 9 is out of range"),
+    ({"ports": [{"netdev": "eth1"}, {"netdev": "eth2", "mtu": 20}]}, "ports[1].mtu", "allowed 68-9978"),
+    ({"ports": [{"pfc": [3]}]}, "ports[0].netdev", "give netdev, or device"),
+    ({"ports": [{"netdev": "eth1", "speed": 10}]}, "ports[0]", "unknown option(s) speed"),
+    ({"ports": ["eth1"]}, "ports[0]", "each port must be a mapping"),
+    ({"ports": {"netdev": "eth1"}}, "ports", "expected a list of port mappings"),
+    ({"ports": [{"netdev": "eth1;x"}]}, "ports[0].netdev", "shell metacharacters"),
+    ({"ports": [{"netdev": "eth1", "backend": "lldptool"}]}, "ports[0].backend", "choose one of auto, dcb, mlnx_qos"),
+    ({"ports": [{"netdev": "eth1", "trust": "pcp", "dscp2prio": {26: 3}}]}, "ports[0].dscp2prio", "needs trust: dscp"),
+    ({"pfc": [9], "ports": [{"netdev": "eth1"}]}, "pfc", "priority 9 is out of range"),
+    ({"netdev": "eth1", "ports": [{"netdev": "eth1"}]}, "ports", "not both"),
+])
+def test_list_form_errors_name_the_port(params, param, needle):
+    with pytest.raises(ValidationError) as exc:
+        model.port_requests(params)
+    assert exc.value.param == param and needle in str(exc.value)

@@ -121,3 +121,54 @@ def test_real_lab_tree(tmp_path):
     assert (ref.device, ref.port, ref.link_layer, ref.soft) == ("rxe9", 1, "Ethernet", True)
     assert find_port(tree, netdev="eth1").device == "rxe0"
     assert find_port(tree, device="rxe0").netdev == "eth1"
+
+
+def _add_siw(sysfs, parent):
+    """Soft-iWARP siw0 on ``parent`` as the siw driver shows it: node type RNIC, link layer Ethernet."""
+    add_rxe(sysfs, "siw0", parent)
+    dev = os.path.join(sysfs, "devices", "virtual", "infiniband", "siw0")
+    write(os.path.join(dev, "node_type"), "4: RNIC\n")
+
+
+def test_iwarp_port_is_refused_with_its_name(tmp_path):
+    sysfs = make_tree(tmp_path, "derived_rxe")
+    add_netdev(sysfs, "eth2")
+    _add_siw(sysfs, "eth2")
+    tree = SysfsTree(sysfs)
+    with pytest.raises(ValidationError) as exc:
+        find_port(tree, netdev="eth2")
+    assert exc.value.param == "netdev"
+    assert "siw0 port 1 (eth2) has link layer Ethernet: an iWARP port (node type RNIC); roce_qos configures RoCE ports only" in str(exc.value)
+    with pytest.raises(ValidationError) as exc:
+        find_port(tree, device="siw0")
+    assert exc.value.param == "device" and "an iWARP port" in str(exc.value)
+
+
+def test_rxe_and_siw_on_one_netdev_resolve_to_the_roce_port(tmp_path):
+    sysfs = make_tree(tmp_path, "derived_rxe")
+    _add_siw(sysfs, "ens160")      # siw0 beside rxe0 on ens160
+    ref = find_port(SysfsTree(sysfs), netdev="ens160")
+    assert (ref.device, ref.port) == ("rxe0", 1)
+
+
+def test_many_ports_with_one_facts_read(lab, monkeypatch):
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos import port as port_mod
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import port_requests
+    reads = []
+    real = port_mod.RdmaFactsGatherer.gather
+
+    def counting_gather(self):
+        reads.append(1)
+        return real(self)
+    monkeypatch.setattr(port_mod.RdmaFactsGatherer, "gather", counting_gather)
+    reqs = port_requests({"ports": [{"netdev": "dcbsim0"}, {"device": "rxe0"}, {"netdev": "ens160", "device": "rxe0"}]})
+    with pytest.raises(ValidationError) as exc:
+        port_mod.resolve_ports(lab, reqs)
+    assert exc.value.param == "ports" and "ens160 is listed twice (ports[1] and ports[2])" in str(exc.value)
+    refs = port_mod.resolve_ports(lab, reqs[:2])
+    assert [r.as_dict() for r in refs] == [{"netdev": "dcbsim0", "device": "rxe9", "port": 1},
+                                           {"netdev": "ens160", "device": "rxe0", "port": 1}]
+    assert reads == [1, 1]      # one read per call, whatever the number of ports
+    with pytest.raises(ValidationError) as exc:
+        port_mod.resolve_ports(lab, port_requests({"ports": [{"netdev": "dcbsim0"}, {"netdev": "eth7"}]}))
+    assert exc.value.param == "ports[1].netdev" and reads == [1, 1]      # missing netdev: found before any read

@@ -15,10 +15,17 @@ import os
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import model
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import PortContext
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError, UnsupportedError
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import PortRef
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.sysfs_ecn import SysfsEcn
 from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import make_tree
+
+
+def ecn_backend(tree, netdev):
+    """The backend on ``netdev`` of ``tree`` (it runs no commands: no runner)."""
+    return SysfsEcn(PortContext(None, tree, PortRef(netdev, None, None)))
 
 
 @pytest.fixture
@@ -28,12 +35,12 @@ def tree(tmp_path):
 
 def test_reads_the_real_capture(tree):
     desired = model.normalise({"ecn": {"np": [3], "rp": [3]}, "cnp": {"dscp": 48, "priority": 6}})
-    state = SysfsEcn(tree, "eth0").read(desired)
+    state = ecn_backend(tree, "eth0").read(desired)
     assert state == {"ecn": {"np": [0, 1, 3, 4, 6, 7], "rp": [0, 1, 3, 4, 6]}, "cnp": {"dscp": 48, "priority": 6}}
 
 
 def test_plan_apply_undo_and_idempotence(tree):
-    ecn = SysfsEcn(tree, "eth0")
+    ecn = ecn_backend(tree, "eth0")
     desired = model.normalise({"ecn": {"np": [3], "rp": [3]}, "cnp": {"dscp": 46, "priority": 6}})
     before = ecn.read(desired)
     steps = ecn.plan(before, desired)
@@ -53,7 +60,7 @@ def test_plan_apply_undo_and_idempotence(tree):
 
 
 def test_only_the_requested_part_is_managed(tree):
-    ecn = SysfsEcn(tree, "eth0")
+    ecn = ecn_backend(tree, "eth0")
     desired = model.normalise({"ecn": {"rp": [0, 1, 3, 4, 6]}})
     state = ecn.read(desired)
     assert state == {"ecn": {"rp": [0, 1, 3, 4, 6]}}
@@ -63,13 +70,13 @@ def test_only_the_requested_part_is_managed(tree):
 def test_absent_ecn_folder_is_unsupported(tmp_path):
     tree = SysfsTree(make_tree(tmp_path, "derived_rxe"))
     with pytest.raises(UnsupportedError) as exc:
-        SysfsEcn(tree, "ens160").read(model.normalise({"ecn": {"np": [3]}}))
+        ecn_backend(tree, "ens160").read(model.normalise({"ecn": {"np": [3]}}))
     assert exc.value.keys == ("ecn",)
     assert "NVIDIA" in str(exc.value)
 
 
 def test_write_failure_is_a_qos_error(tree, monkeypatch):
-    ecn = SysfsEcn(tree, "eth0")
+    ecn = ecn_backend(tree, "eth0")
     desired = model.normalise({"cnp": {"dscp": 26}})
     step = ecn.plan(ecn.read(desired), desired)[0]
     path = tree.sys("class", "net", "eth0", "ecn", "roce_np", "cnp_dscp")

@@ -1,0 +1,75 @@
+# -*- coding: utf-8 -*-
+"""Static checks of the lossless_ethernet and host_tools roles: argument specs
+mirror the defaults, the role's per-port keys are roce_qos's port options, one
+roce_qos call for all ports, and the boot path runs the host runtime (no
+ansible-core on the host)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+import pytest
+import yaml
+
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import model
+
+ROLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "roles")
+TYPES = {"str": str, "bool": bool, "int": int, "list": list, "dict": dict, "path": str}
+
+
+def _yaml(role, *parts):
+    with open(os.path.join(ROLES, role, *parts)) as f:
+        return yaml.safe_load(f)
+
+
+@pytest.mark.parametrize("role", ["lossless_ethernet", "host_tools"])
+def test_argument_specs_mirror_defaults(role):
+    defaults = _yaml(role, "defaults", "main.yml")
+    specs = _yaml(role, "meta", "argument_specs.yml")["argument_specs"]
+    for entry, spec in specs.items():
+        options = spec["options"]
+        assert sorted(options) == sorted(defaults), entry
+        for name, opt in options.items():
+            assert name.startswith(role + "_"), name
+            assert opt.get("description"), name
+            assert opt.get("default") == defaults[name], name
+            if defaults[name] is not None and opt["type"] in TYPES:
+                assert isinstance(defaults[name], TYPES[opt["type"]]), name
+            if "choices" in opt:
+                assert defaults[name] in opt["choices"], name
+    tasks = set(os.listdir(os.path.join(ROLES, role, "tasks")))
+    assert set(e + ".yml" for e in specs) <= tasks
+
+
+def test_the_profile():
+    defaults = _yaml("lossless_ethernet", "defaults", "main.yml")
+    assert defaults["lossless_ethernet_pfc"] == [3]
+    assert defaults["lossless_ethernet_dscp2prio"] == {26: 3, 48: 6}
+    assert defaults["lossless_ethernet_cnp"] == {"dscp": 48, "priority": 6}
+    assert defaults["lossless_ethernet_trust"] == "dscp"
+    assert defaults["lossless_ethernet_roce_tos"] == 106 == (26 << 2) | 0b10
+    assert defaults["lossless_ethernet_roce_mode"] == "v2"
+
+
+def test_role_passes_every_qos_option_the_module_has_in_one_call():
+    """The role's per-port keys are exactly roce_qos's port options (less the other names and the addressing),
+    and the role passes its whole port list in one call."""
+    role_keys = _yaml("lossless_ethernet", "vars", "main.yml")["lossless_ethernet__qos_keys"]
+    assert set(role_keys) == set(model.ALL_KEYS + model.RUN_KEYS)
+    defaults = _yaml("lossless_ethernet", "defaults", "main.yml")
+    assert all("lossless_ethernet_" + k in defaults for k in role_keys)
+    tasks = [t for t in _yaml("lossless_ethernet", "tasks", "main.yml") if "rdma.fabric.roce_qos" in t]
+    assert len(tasks) == 1 and "loop" not in tasks[0]
+    assert tasks[0]["rdma.fabric.roce_qos"] == {"ports": "{{ lossless_ethernet_resolved_ports }}"}
+
+
+def test_the_boot_path_runs_the_host_runtime():
+    with open(os.path.join(ROLES, "lossless_ethernet", "templates", "rdma-fabric-lossless.service.j2")) as f:
+        unit = f.read()
+    assert "ExecStart={{ host_tools_exec }} qos-apply --dir {{ lossless_ethernet__saved_dir }}" in unit
+    host_vars = _yaml("host_tools", "vars", "main.yml")
+    assert host_vars["host_tools_pyz"] == "/usr/lib/rdma-fabric/rdma-fabric.pyz"
+    assert host_vars["host_tools_exec"] == "{{ host_tools_python }} -E -s {{ host_tools_pyz }}"
+    assert not os.path.exists(os.path.join(ROLES, "lossless_ethernet", "files"))
