@@ -84,7 +84,7 @@ def test_drift_and_a_port_that_is_gone(tmp_path, capsys):
     assert health_check.cli_main(["--config", cfg]) == 1
     out = capsys.readouterr().out
     assert out.startswith("ERROR: eth1: mtu differs from the applied lossless profile; eth9: the lossless settings "
-                          "could not be compared: netdev: interface 'eth9' does not exist")
+                          "could not be compared: eth9.netdev: interface 'eth9' does not exist")
     assert out.count("\n") == 1
 
 
