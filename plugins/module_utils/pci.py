@@ -27,7 +27,8 @@ import struct
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import natural_key
 
-PCI_ADDRESS_RE = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+# Full-match only (re.fullmatch): "$" would let a trailing newline through.
+PCI_ADDRESS_RE = re.compile(r"[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
 
 # The nvidia-smi topo -m legend, nearest first.
 #   PIX  at most one PCIe switch between the two devices
@@ -49,7 +50,7 @@ PCI_EXT_CAP_START = 0x100
 
 def is_pci_address(name):
     """True for a PCI address in sysfs form (``0000:3b:00.0``, VMD ``10000:01:00.0``)."""
-    return bool(name) and bool(PCI_ADDRESS_RE.match(name))
+    return isinstance(name, str) and bool(PCI_ADDRESS_RE.fullmatch(name))
 
 
 def _to_int(text, base):
