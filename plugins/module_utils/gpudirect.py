@@ -81,7 +81,7 @@ IOMMU_CMDLINE_KEYS = ("intel_iommu", "amd_iommu", "iommu", "iommu.passthrough", 
 SHARED_SWITCH = ("PIX", "PXB")
 OTHER_ROOT_COMPLEX = ("NODE", "SYS")
 
-IBVERBS_RE = re.compile(r"^libibverbs\.so\.1\.(\d+)\.([0-9A-Za-z]+)\.\d+$")
+IBVERBS_RE = re.compile(r"libibverbs\.so\.1\.(\d+)\.([0-9A-Za-z]+)\.\d+")  # re.fullmatch
 
 
 def parse_version(text):
@@ -195,7 +195,7 @@ def libibverbs(root):
     best = None
     for pattern in patterns:
         for path in glob.glob(pattern):
-            match = IBVERBS_RE.match(os.path.basename(path))
+            match = IBVERBS_RE.fullmatch(os.path.basename(path))
             if not match:
                 continue
             digits = re.match(r"\d+", match.group(2))
@@ -250,7 +250,7 @@ def peer_memory_api(tree):
     symbols = tree.read(tree.proc("kallsyms"), strip=False)
     if not symbols:
         return None
-    return re.search(r"\sib_register_peer_memory_client(\s|$)", symbols) is not None
+    return re.search(r"\sib_register_peer_memory_client(?!\S)", symbols) is not None
 
 
 def peermem_state(tree, driver):

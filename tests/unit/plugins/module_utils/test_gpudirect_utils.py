@@ -479,3 +479,12 @@ def test_nic_matrix_on_the_shared_fixture():
         assert sorted(matrix[a]) == [b for b in nics if b != a]
         for b in matrix[a]:
             assert matrix[a][b] == matrix[b][a] == topo.relation(a, b)
+
+
+def test_a_library_name_with_a_newline_is_not_libibverbs(tmp_path):
+    """A file really named "libibverbs.so.1.99.99.0\\n" passed the "$"-anchored pattern and won as the newest."""
+    builder = build_ready_host(tmp_path, libibverbs=None)
+    builder.libibverbs("libibverbs.so.1.14.48.0", libdir=("usr", "lib64"))
+    builder.libibverbs("libibverbs.so.1.99.99.0\n", libdir=("usr", "lib64"))
+    facts = gather(builder)
+    assert facts["dmabuf"]["rdma_core_version"] == "48" and facts["dmabuf"]["libibverbs"] == "libibverbs.so.1.14.48.0"
