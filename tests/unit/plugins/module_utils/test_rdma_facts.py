@@ -868,7 +868,7 @@ def parse_ibv_devinfo(text):
         m = re.match(r"^\s+link_layer:\s+(\S+)", line)
         if m:
             port["link_layer"] = m.group(1)
-        m = re.match(r"^\s+GID\[\s*(\d+)\]:\s+([^,\s]+)(?:, (.+))?$", line)
+        m = re.fullmatch(r"\s+GID\[\s*(\d+)\]:\s+([^,\s]+)(?:, (.+))?", line)
         if m:
             port["gids"][int(m.group(1))] = (m.group(2), (m.group(3) or "").strip() or None)
     return result
