@@ -381,8 +381,8 @@ def resolve_roots(host_root="/", sysfs_path=None, procfs_path=None):
     }
     for name in ("host_root", "sysfs", "procfs"):
         if not os.path.isdir(roots[name]):
-            raise PlanError("%s: %s is not a directory" % ({"sysfs": "sysfs_path", "procfs": "procfs_path"}.get(name, name),
-                                                          roots[name]))
+            option = {"sysfs": "sysfs_path", "procfs": "procfs_path"}.get(name, name)
+            raise PlanError("%s: %s is not a directory" % (option, roots[name]))
     roots["host_reads"] = (os.path.realpath(roots["sysfs"]) == os.path.realpath(rooted(host_root, "/sys"))
                            and os.path.realpath(roots["procfs"]) == os.path.realpath(rooted(host_root, "/proc")))
     return roots

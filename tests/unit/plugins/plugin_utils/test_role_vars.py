@@ -91,7 +91,8 @@ def test_defaults_and_real_settings_pass():
      "mofed_repo_key_url, mofed_repo_keyring: give at most one of"),
     ({"mofed_repo_url": "http://m/d", "mofed_repo_key": "-----BEGIN PGP PUBLIC KEY BLOCK-----\nnot a key\n"},
      "mofed_repo_key: not an ASCII-armoured OpenPGP public key"),
-    ({"mofed_repo_url": "http://m/d", "mofed_repo_keyring": "keyrings/x.gpg"}, "mofed_repo_keyring: 'keyrings/x.gpg' is not allowed; allowed: an absolute path"),
+    ({"mofed_repo_url": "http://m/d", "mofed_repo_keyring": "keyrings/x.gpg"},
+     "mofed_repo_keyring: 'keyrings/x.gpg' is not allowed; allowed: an absolute path"),
     ({"mofed_repo_url": "http://m/d", "mofed_repo_keyring": "/etc/apt/k\0.gpg"}, "mofed_repo_keyring: '/etc/apt/k\\x00.gpg' is not allowed"),
     ({"mofed_repo_key_fingerprints": ["D5D11BF1DA28B94C29D2E8A8D8BE17AB4A0A3C5"]}, "mofed_repo_key_fingerprints[0]: "),
     ({"mofed_repo_key_fingerprints": "D5D11BF1DA28B94C29D2E8A8D8BE17AB4A0A3C53"}, "mofed_repo_key_fingerprints: "),
@@ -131,7 +132,9 @@ def test_opt_out_accepts_an_unpinned_http_key():
     assert mofed(mofed_repo_key_trust_unpinned_http=True, **changes) == []
     assert mofed(mofed_repo_key_trust_unpinned_http="true", **changes) == []   # as -e name=true gives it
     assert mofed(mofed_repo_key_fingerprints=[PIN], **changes) == []
-    assert mofed(**dict(changes, mofed_repo_key_url="https://mirror/GPG-KEY.pub")) == []
+    over_https = dict(changes)
+    over_https["mofed_repo_key_url"] = "https://mirror/GPG-KEY.pub"
+    assert mofed(**over_https) == []
 
 
 def test_credentials_are_never_shown():

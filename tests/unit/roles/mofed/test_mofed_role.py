@@ -52,13 +52,11 @@ def _tasks():
         for task in tasks or []:
             for key in ("block", "rescue", "always"):
                 if key in task:
-                    for inner in walk(task[key], where):
-                        yield inner
+                    yield from walk(task[key], where)
             yield where, task
     for path in sorted(glob.glob(os.path.join(ROLE, "tasks", "*.yml"))):
         with open(path) as handle:
-            for item in walk(yaml.safe_load(handle), os.path.basename(path)):
-                yield item
+            yield from walk(yaml.safe_load(handle), os.path.basename(path))
 
 
 def test_specs_mirror_defaults():
@@ -87,8 +85,8 @@ def test_every_task_that_sees_credentials_does_not_log():
     for where, task in _tasks():
         if "block" in task:
             continue
-        exposed = dict((k, v) for k, v in task.items() if k not in ("name", "when", "no_log", "register", "loop_control",
-                                                                     "changed_when", "failed_when", "check_mode"))
+        hidden = ("name", "when", "no_log", "register", "loop_control", "changed_when", "failed_when", "check_mode")
+        exposed = dict((k, v) for k, v in task.items() if k not in hidden)
         for args in exposed.values():  # an assert's conditions are shown as written, not as values
             if isinstance(args, dict):
                 args.pop("that", None)
