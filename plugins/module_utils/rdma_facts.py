@@ -258,8 +258,11 @@ class RdmaFactsGatherer(object):
         return [by_name[n] for n in names]
 
     def _fork_worker(self, share):
-        """Start a worker reading ``share``; (pid, read end of its pipe), or None when it cannot fork."""
-        rfd, wfd = os.pipe()
+        """Start a worker reading ``share``; (pid, read end of its pipe), or None when it cannot (no pipe, no fork)."""
+        try:
+            rfd, wfd = os.pipe()
+        except OSError:  # out of descriptors: read that share here
+            return None
         try:
             pid = os.fork()
         except OSError:

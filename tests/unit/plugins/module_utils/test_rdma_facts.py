@@ -1089,6 +1089,17 @@ def test_no_fork_means_reading_everything_here(big_host, monkeypatch):
     assert _open_fds() == fds
 
 
+def test_no_pipe_means_reading_everything_here(big_host, monkeypatch):
+    """EMFILE from os.pipe (a process out of descriptors) used to end the module: the share is read here instead."""
+    expected = gather_rdma_facts(big_host, workers=1)
+
+    def no_pipe():
+        raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+
+    monkeypatch.setattr(os, "pipe", no_pipe)
+    assert gather_rdma_facts(big_host, workers=4) == expected
+
+
 def test_default_workers_follow_devices_and_cpus(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     assert [rdma_facts.default_workers(n) for n in (0, 1, 31, 63, 64, 80, 1000)] == [1, 1, 1, 1, 2, 2, 2]
