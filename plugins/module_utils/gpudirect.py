@@ -95,8 +95,6 @@ ACS_FLAGS = (
 )
 ACS_P2P_REDIRECT = 0x0004 | 0x0008 | 0x0020  # what pci_disable_acs_redir() clears
 ACS_WORDS = {0x0004: "request-redirect", 0x0008: "completion-redirect", 0x0020: "egress-control"}
-# setpci value:mask write: clears only the three redirect bits, keeps the rest
-SETPCI_ACS_CLEAR = "ECAP_ACS+0x6.w=0000:%04x" % ACS_P2P_REDIRECT
 
 IOMMU_TRANSLATING = ("DMA", "DMA-FQ")
 IOMMU_CMDLINE_KEYS = ("intel_iommu", "amd_iommu", "iommu", "iommu.passthrough", "iommu.strict")

@@ -40,7 +40,7 @@ SHARED = os.path.join(HERE, "..", "..", "fixtures", "sysfs", "derived_gpu_nic_to
 
 
 class FakeKernel(object):
-    """Test double for modprobe and setpci (see the module docstring)."""
+    """Test double for modprobe (see the module docstring)."""
 
     def __init__(self, builder, fail_on=None, during=None):
         self.builder = builder
