@@ -23,9 +23,10 @@ import re
 ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000"
 # Prefix of an IPv4-mapped GID (::ffff:a.b.c.d), the form RoCE v2 uses for IPv4.
 _V4_MAPPED_PREFIX = "0000:0000:0000:0000:0000:ffff:"
-_SYSFS_GID_RE = re.compile(r"^[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7}$")
-_HEX_RE = re.compile(r"^[0-9a-fA-F]{1,4}$")
-_IPV4_RE = re.compile(r"^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$")
+# Used with re.fullmatch only ("$" would let a trailing newline through).
+_SYSFS_GID_RE = re.compile(r"[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){7}")
+_HEX_RE = re.compile(r"[0-9a-fA-F]{1,4}")
+_IPV4_RE = re.compile(r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})")
 
 # Raw sysfs gid_attrs/types values -> normalised type, per link layer.
 GID_TYPE_ROCE_V1 = "RoCE v1"
@@ -37,7 +38,7 @@ GID_TYPES = (GID_TYPE_IB, GID_TYPE_ROCE_V1, GID_TYPE_ROCE_V2, GID_TYPE_IWARP)
 
 def _ipv4_groups(text):
     """Two 4-hex-digit groups for a dotted IPv4 string, else None."""
-    m = _IPV4_RE.match(text)
+    m = _IPV4_RE.fullmatch(text)
     if not m:
         return None
     octets = [int(x) for x in m.groups()]
@@ -69,7 +70,7 @@ def _expand(text):
         if missing < 1:
             return None
         groups = head + ["0"] * missing + tail
-    if len(groups) != 8 or not all(_HEX_RE.match(g) for g in groups):
+    if len(groups) != 8 or not all(_HEX_RE.fullmatch(g) for g in groups):
         return None
     return [g.lower().zfill(4) for g in groups]
 
@@ -83,7 +84,7 @@ def normalise_gid(text):
     if not isinstance(text, str):
         return None
     text = text.strip()
-    if _SYSFS_GID_RE.match(text):
+    if _SYSFS_GID_RE.fullmatch(text):
         return text.lower()
     groups = _expand(text)
     return ":".join(groups) if groups else None
@@ -133,7 +134,7 @@ def gid_ip(gid):
     dotted IPv4 and version 4; every other non-empty GID gives its compressed
     IPv6 text and version 6. Input may be in any form :func:`normalise_gid` accepts.
     """
-    norm = gid if (isinstance(gid, str) and _SYSFS_GID_RE.match(gid)) else normalise_gid(gid)
+    norm = gid if (isinstance(gid, str) and _SYSFS_GID_RE.fullmatch(gid)) else normalise_gid(gid)
     if norm is None:
         return None, None
     norm = norm.lower()

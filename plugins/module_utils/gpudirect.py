@@ -5,7 +5,8 @@
 
 Reads only sysfs/procfs (through :class:`~.sysfs.SysfsTree`) and the name of
 the installed libibverbs library; changes state only through
-:class:`ChangeRunner`, which the module runs outside check mode.
+:class:`ChangeRunner`, which the module runs outside check mode, and
+:func:`cli_main`, the boot path of ACS (``rdma-fabric gpudirect-acs``).
 
 Sources of the rules (also in the module documentation):
 
@@ -20,28 +21,47 @@ Sources of the rules (also in the module documentation):
 * ACS P2P redirect bits as the kernel's ``pci_disable_acs_redir`` clears them
   (request redirect, completion redirect, egress control).
 
-The RDMA NIC list here is deliberately minimal (ibdev name -> PCI address from
-``class/infiniband/*/device``); the full RDMA facts live in the facts gatherer
-(``rdma_device_facts``).
+The RDMA NICs are the facts gatherer's (``rdma_facts``, through
+``rdma_schema.pci_nics``): the same devices every other part of the
+collection sees.
+
+ACS at boot: the kernel turns ACS redirect back on at every boot, and the bus
+numbers the bridges had when the role ran may belong to other bridges after a
+firmware update, a new card or a changed BIOS setting. So the boot record
+(:func:`acs_boot_config`, written by the role) names no bridge: it names each
+GPU-NIC pair by the endpoints' identities (vendor, device and subsystem IDs,
+PCIe Device Serial Number, physical slot: ``PciTopology.identity``) and the
+shape of the path between them (vendor:device of each bridge). At boot
+:func:`cli_main` finds each endpoint again (exactly one device, or nothing is
+done for that pair), recomputes the path between them, checks that they still
+share a PCIe switch and that the path has the recorded shape, and only then
+clears ACS redirect on that path's bridges.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import argparse
 import glob
+import json
 import os
 import re
+import signal
+import sys
 import tempfile
 
 from ansible_collections.rdma.fabric.plugins.module_utils.pci import (
+    IDENTITY_KEYS,
     RELATION_RANK,
     PciTopology,
     find_ext_capability,
-    is_pci_address,
     read_u16,
+    write_config_u16,
 )
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION, natural_key
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import RdmaFactsGatherer
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION, natural_key, pci_nics
+from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import PathError, SysfsTree, check_path, describe_error
 
 NVIDIA_VENDOR = 0x10DE
 PCI_BASE_CLASS_DISPLAY = 0x03
@@ -49,6 +69,9 @@ PCI_BASE_CLASS_NETWORK = 0x02
 
 PEERMEM_MODULES = ("nvidia_peermem", "nv_peer_mem")
 MODULES_LOAD_FILE = "/etc/modules-load.d/rdma-fabric-gpudirect.conf"
+# What the role writes for the boot unit (acs_boot_config) and cli_main reads.
+ACS_BOOT_CONFIG = "/etc/rdma-fabric/gpudirect-acs.json"
+ACS_BOOT_SCHEMA = 1
 MODULES_LOAD_HEADER = "# Managed by rdma.fabric.gpudirect: GPUDirect RDMA peer-memory module\n"
 
 NVIDIA_PEERMEM_SINCE = (470,)
@@ -72,8 +95,6 @@ ACS_FLAGS = (
 )
 ACS_P2P_REDIRECT = 0x0004 | 0x0008 | 0x0020  # what pci_disable_acs_redir() clears
 ACS_WORDS = {0x0004: "request-redirect", 0x0008: "completion-redirect", 0x0020: "egress-control"}
-# setpci value:mask write: clears only the three redirect bits, keeps the rest
-SETPCI_ACS_CLEAR = "ECAP_ACS+0x6.w=0000:%04x" % ACS_P2P_REDIRECT
 
 IOMMU_TRANSLATING = ("DMA", "DMA-FQ")
 IOMMU_CMDLINE_KEYS = ("intel_iommu", "amd_iommu", "iommu", "iommu.passthrough", "iommu.strict")
@@ -81,7 +102,7 @@ IOMMU_CMDLINE_KEYS = ("intel_iommu", "amd_iommu", "iommu", "iommu.passthrough", 
 SHARED_SWITCH = ("PIX", "PXB")
 OTHER_ROOT_COMPLEX = ("NODE", "SYS")
 
-IBVERBS_RE = re.compile(r"^libibverbs\.so\.1\.(\d+)\.([0-9A-Za-z]+)\.\d+$")
+IBVERBS_RE = re.compile(r"libibverbs\.so\.1\.(\d+)\.([0-9A-Za-z]+)\.\d+")  # re.fullmatch
 
 
 def parse_version(text):
@@ -101,41 +122,28 @@ def format_version(parts):
 # --------------------------------------------------------------------------
 # probes
 # --------------------------------------------------------------------------
-def rdma_nics(tree, topo):
-    """RDMA devices that sit on a PCI function: ``[{name, pci_address, ...}]``.
+def rdma_nics(rdma_facts, topo):
+    """The RDMA devices on a PCI function (``rdma_schema.pci_nics`` of the facts): ``[{name, pci_address, ...}]``.
 
-    Soft devices (rxe, siw) have no ``device`` link and are left out: they
-    cannot reach GPU memory.
+    Soft devices (rxe, siw) are left out: they cannot reach GPU memory. An
+    auxiliary device (mlx5 sub-function) counts as the PCI function it sits
+    below (the facts' ``pci_address``).
     """
     nics = []
-    for name in tree.listdir(tree.sys("class", "infiniband")):
-        class_path = tree.sys("class", "infiniband", name)
-        dev_dir = tree.readlink(class_path) or class_path
-        address = _pci_function(tree, tree.readlink(os.path.join(dev_dir, "device")))
-        if address is None or topo.get(address) is None:
+    for dev in pci_nics(rdma_facts):
+        pci = topo.get(dev["pci_address"])
+        if pci is None:
             continue
-        dev = topo.get(address)
         nics.append({
-            "name": name,
-            "pci_address": address,
-            "driver": dev.driver,
-            "numa_node": topo.numa_node(address),
-            "is_vf": dev.is_vf,
-            "physfn": dev.physfn,
+            "name": dev["name"],
+            "pci_address": pci.address,
+            "driver": pci.driver,
+            "numa_node": topo.numa_node(pci.address),
+            "is_vf": pci.is_vf,
+            "physfn": pci.physfn,
         })
     nics.sort(key=lambda n: natural_key(n["name"]))
     return nics
-
-
-def _pci_function(tree, device_dir):
-    """PCI address a ``device`` link leads to; an auxiliary device (mlx5
-    sub-function) counts as the PCI function it sits below."""
-    path = device_dir
-    while path and len(path) > len(tree.sysfs):
-        if is_pci_address(os.path.basename(path)):
-            return os.path.basename(path)
-        path = os.path.dirname(path)
-    return None
 
 
 def nic_matrix(topo):
@@ -195,7 +203,7 @@ def libibverbs(root):
     best = None
     for pattern in patterns:
         for path in glob.glob(pattern):
-            match = IBVERBS_RE.match(os.path.basename(path))
+            match = IBVERBS_RE.fullmatch(os.path.basename(path))
             if not match:
                 continue
             digits = re.match(r"\d+", match.group(2))
@@ -250,7 +258,7 @@ def peer_memory_api(tree):
     symbols = tree.read(tree.proc("kallsyms"), strip=False)
     if not symbols:
         return None
-    return re.search(r"\sib_register_peer_memory_client(\s|$)", symbols) is not None
+    return re.search(r"\sib_register_peer_memory_client(?!\S)", symbols) is not None
 
 
 def peermem_state(tree, driver):
@@ -348,11 +356,47 @@ def root_of(sysfs_path):
     return os.path.dirname(os.path.abspath(sysfs_path).rstrip(os.sep)) or os.sep
 
 
-def gather(tree, acs_mode, root=None):
-    """Every GPUDirect fact (``ansible_facts.gpudirect``) plus readiness."""
-    topo = PciTopology(tree)
+def resolve_roots(host_root="/", sysfs_path=None, procfs_path=None):
+    """``{host_root, sysfs, procfs, host_reads}`` from the module's options; PlanError naming the option.
+
+    ``sysfs_path``/``procfs_path`` default to ``<host_root>/sys`` and
+    ``<host_root>/proc``. ``host_reads`` is true when they are those (after
+    resolving links): only then do the reads describe the host that the
+    changes (modprobe, ACS words, the modules-load.d file, all under
+    ``host_root``) would touch.
+    """
+    try:
+        check_path("host_root", host_root)
+        for name, value in (("sysfs_path", sysfs_path), ("procfs_path", procfs_path)):
+            if value is not None:
+                check_path(name, value, absolute=False)
+    except PathError as exc:
+        raise PlanError(str(exc))
+    roots = {
+        "host_root": host_root,
+        "sysfs": sysfs_path if sysfs_path is not None else rooted(host_root, "/sys"),
+        "procfs": procfs_path if procfs_path is not None else rooted(host_root, "/proc"),
+    }
+    for name in ("host_root", "sysfs", "procfs"):
+        if not os.path.isdir(roots[name]):
+            option = {"sysfs": "sysfs_path", "procfs": "procfs_path"}.get(name, name)
+            raise PlanError("%s: %s is not a directory" % (option, roots[name]))
+    roots["host_reads"] = (os.path.realpath(roots["sysfs"]) == os.path.realpath(rooted(host_root, "/sys"))
+                           and os.path.realpath(roots["procfs"]) == os.path.realpath(rooted(host_root, "/proc")))
+    return roots
+
+
+def gather(tree, acs_mode, root=None, topo=None):
+    """Every GPUDirect fact (``ansible_facts.gpudirect``) plus readiness.
+
+    Read errors become unknown values and land in ``tree.warnings``. ``root``:
+    where libibverbs is looked for (default: the folder holding the sysfs
+    root); ``topo``: the :class:`PciTopology` of ``tree`` when the caller has
+    one (the module plans ACS writes with it).
+    """
+    topo = topo if topo is not None else PciTopology(tree)
     gpus = nvidia_gpus(topo)
-    nics = rdma_nics(tree, topo)
+    nics = rdma_nics(RdmaFactsGatherer(tree.sysfs, tree=tree).gather(), topo)
     driver = nvidia_driver(tree)
     kernel_release = tree.read(tree.proc("sys", "kernel", "osrelease"))
     ibverbs = libibverbs(root if root is not None else root_of(tree.sysfs))
@@ -375,7 +419,8 @@ def gather(tree, acs_mode, root=None):
         for nic in nics:
             relation = matrix[gpu["pci_address"]][nic["name"]]
             if relation in SHARED_SWITCH:
-                pairs.append({"gpu": gpu["pci_address"], "nic": nic["name"], "relation": relation,
+                pairs.append({"gpu": gpu["pci_address"], "nic": nic["name"], "nic_address": nic["pci_address"],
+                              "relation": relation,
                               "bridges": topo.path_bridges(gpu["pci_address"], nic["pci_address"])})
     bridges = {}
     if acs_mode != "ignore":
@@ -397,8 +442,40 @@ def gather(tree, acs_mode, root=None):
                 "bridges": [bridges[a] for a in sorted(bridges)]},
         "topology": {"matrix": matrix, "gpu_matrix": gpu_matrix, "nearest_nic": nearest, "nic_matrix": nic_matrix(topo)},
     }
+    facts["acs"]["boot_config"], facts["acs"]["boot_problems"] = acs_boot_config(topo, pairs, bridges)
     facts["ready"], facts["reasons"], facts["warnings"] = readiness(facts, tree)
     return facts
+
+
+def acs_boot_config(topo, pairs, bridges):
+    """(config, problems): the record the ACS boot unit reads, and the pairs it cannot carry.
+
+    A pair is recorded when a bridge on its path has an ACS capability; each
+    endpoint by its identity, which must name exactly one device now (else
+    the pair goes to ``problems``: after a renumbering it could not be found
+    again for sure), and the path by the vendor:device of its bridges.
+    """
+    records, problems = [], []
+    for pair in pairs:
+        if not any((bridges.get(b) or {}).get("state") in ("enabled", "disabled") for b in pair["bridges"]):
+            continue
+        ends = {"gpu": pair["gpu"], "nic": pair["nic_address"]}
+        record, why = {}, []
+        for end, address in sorted(ends.items()):
+            identity = topo.identity(address)
+            found, reason = topo.find_by_identity(identity)
+            if found != address:
+                why.append("%s %s: %s" % ("GPU" if end == "gpu" else "NIC " + pair["nic"], address,
+                                          reason or "its identity names %s" % found))
+            record[end] = identity
+        if why:
+            problems.append("ACS between GPU %s and %s cannot be kept across reboots: %s (no PCIe serial number or "
+                            "physical slot tells the devices apart)" % (pair["gpu"], pair["nic"], "; ".join(why)))
+            continue
+        record["nic_name"] = pair["nic"]
+        record["bridges"] = topo.bridge_ids(pair["bridges"])
+        records.append(record)
+    return {"schema": ACS_BOOT_SCHEMA, "pairs": records}, problems
 
 
 def readiness(facts, tree):
@@ -495,9 +572,12 @@ def readiness(facts, tree):
 # the change plan
 # --------------------------------------------------------------------------
 class Action(object):
-    """One change: a command (argv list) or a file write/removal, with its undo."""
+    """One change, with its undo: a command (argv list), a file write/removal, or an ACS control word write.
 
-    def __init__(self, kind, target, argv=None, undo_argv=None, path=None, content=None, old_content=None):
+    ``acs`` (for ``acs_disable``): ``{"config": path, "offset": int, "old": int, "new": int, "ids": [vendor, device]}``.
+    """
+
+    def __init__(self, kind, target, argv=None, undo_argv=None, path=None, content=None, old_content=None, acs=None):
         self.kind = kind
         self.target = target
         self.argv = argv
@@ -505,11 +585,15 @@ class Action(object):
         self.path = path
         self.content = content
         self.old_content = old_content
+        self.acs = acs
         self.done = False
 
     def describe(self):
         if self.argv:
             return " ".join(self.argv)
+        if self.kind == "acs_disable":
+            return "write 0x%04x to the ACS control register of %s (config offset 0x%03x, was 0x%04x)" % (
+                self.acs["new"], self.target, self.acs["offset"], self.acs["old"])
         if self.kind == "write_file":
             return "write %s" % self.path
         return "remove %s" % self.path
@@ -526,15 +610,26 @@ class PlanError(Exception):
     """The requested state cannot be reached here (told before touching anything)."""
 
 
-def plan(facts, peermem, persist, acs, current_file):
+def rooted(host_root, path):
+    """``path`` (absolute, on the host) as this process sees it when the host's root is at ``host_root``."""
+    return os.path.join(host_root, path.lstrip("/")) if host_root not in ("/", "") else path
+
+
+def plan(facts, peermem, persist, acs, current_file, host_root="/", modules_load_file=None, topo=None):
     """Ordered :class:`Action` list that brings the host to the requested state.
 
     ``current_file`` is the content of the modules-load.d file (None if absent).
     Commands are argv lists with bare tool names; the runner resolves them.
+    ``host_root`` other than ``/`` (a container with the host's root mounted
+    there): ``modprobe -d host_root`` loads the host's module files, the
+    modules-load.d file is written below it. ``topo`` gives the configuration
+    space paths of the ACS writes (those under the tree that was read).
     """
     actions = []
     pm = facts["peermem"]
     gpus_ok = bool(facts["gpus"]) and facts["driver"]["loaded"]
+    modprobe = ["modprobe"] + (["-d", host_root] if host_root not in ("/", "") else [])
+    load_file = modules_load_file or rooted(host_root, MODULES_LOAD_FILE)
 
     wanted = None
     decided = True
@@ -559,30 +654,32 @@ def plan(facts, peermem, persist, acs, current_file):
     if peermem == "absent":
         for name in reversed(PEERMEM_MODULES):
             if pm[name]:
-                actions.append(Action("unload_module", name, argv=["modprobe", "-r", name], undo_argv=["modprobe", name]))
+                actions.append(Action("unload_module", name, argv=modprobe + ["-r", name], undo_argv=modprobe + [name]))
     elif wanted and gpus_ok and not pm[wanted]:
         other = [n for n in PEERMEM_MODULES if n != wanted and pm[n]]
         for name in other:
-            actions.append(Action("unload_module", name, argv=["modprobe", "-r", name], undo_argv=["modprobe", name]))
-        actions.append(Action("load_module", wanted, argv=["modprobe", wanted], undo_argv=["modprobe", "-r", wanted]))
+            actions.append(Action("unload_module", name, argv=modprobe + ["-r", name], undo_argv=modprobe + [name]))
+        actions.append(Action("load_module", wanted, argv=modprobe + [wanted], undo_argv=modprobe + ["-r", wanted]))
 
     if persist and decided:
         if wanted:
             content = modules_load_content(wanted)
             if current_file != content:
-                actions.append(Action("write_file", MODULES_LOAD_FILE, path=MODULES_LOAD_FILE,
-                                      content=content, old_content=current_file))
+                actions.append(Action("write_file", load_file, path=load_file, content=content, old_content=current_file))
         elif current_file is not None:
-            actions.append(Action("remove_file", MODULES_LOAD_FILE, path=MODULES_LOAD_FILE, old_content=current_file))
+            actions.append(Action("remove_file", load_file, path=load_file, old_content=current_file))
 
     if acs == "disable":
         for entry in facts["acs"]["bridges"]:
             if entry["state"] == "enabled":
-                actions.append(Action(
-                    "acs_disable", entry["pci_address"],
-                    argv=["setpci", "-s", entry["pci_address"], SETPCI_ACS_CLEAR],
-                    undo_argv=["setpci", "-s", entry["pci_address"], "ECAP_ACS+0x6.w=%s" % entry["control"][2:]],
-                ))
+                old = int(entry["control"], 16)
+                actions.append(Action("acs_disable", entry["pci_address"], acs={
+                    "config": topo.config_path(entry["pci_address"]) if topo is not None else None,
+                    "offset": int(entry["offset"], 16) + ACS_CTRL_REG,
+                    "old": old,
+                    "new": old & ~ACS_P2P_REDIRECT,
+                    "ids": topo.identity_ids(entry["pci_address"])[:2] if topo is not None else None,
+                }))
     return actions
 
 
@@ -611,21 +708,73 @@ def predicted_view(before, actions):
         elif action.kind == "remove_file":
             after["modules_load_file"] = None
         elif action.kind == "acs_disable":
-            old = int(after["acs_control"][action.target], 16)
-            after["acs_control"][action.target] = "0x%04x" % (old & ~ACS_P2P_REDIRECT)
+            after["acs_control"][action.target] = "0x%04x" % action.acs["new"]
     return after
 
 
-def read_text_file(path):
+def read_text_file(path, tree=None):
+    """Text of ``path``; None when absent (or unreadable: with ``tree``, an unexpected error adds a warning)."""
+    reader = tree if tree is not None else SysfsTree()
+    return reader.read(path, strip=False)
+
+
+# --------------------------------------------------------------------------
+# carrying out a plan: rollback on failure, on a command that cannot start,
+# and on SIGTERM/SIGINT/SIGHUP
+# --------------------------------------------------------------------------
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name))
+
+
+class Interrupted(Exception):
+    """A stop signal arrived while changes were being made."""
+
+    def __init__(self, signum):
+        self.signum = signum
+        super(Interrupted, self).__init__("interrupted by %s" % signal_name(signum))
+
+
+def signal_name(signum):
     try:
-        with open(path, "r") as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
+        return signal.Signals(signum).name
+    except ValueError:
+        return "signal %d" % signum
+
+
+class _StopSignals(object):
+    """While active, a stop signal raises :class:`Interrupted` (``defer=False``) or is only remembered
+    (``defer=True``: a rollback runs to its end). The previous handlers come back on exit."""
+
+    def __init__(self, defer=False):
+        self.defer = defer
+        self.received = []
+        self._old = {}
+
+    def _handler(self, signum, frame):
+        self.received.append(signum)
+        if not self.defer:
+            raise Interrupted(signum)
+
+    def __enter__(self):
+        for signum in STOP_SIGNALS:
+            try:
+                self._old[signum] = signal.signal(signum, self._handler)
+            except (ValueError, OSError):  # not the main thread: nothing to catch with
+                pass
+        return self
+
+    def __exit__(self, *exc):
+        for signum, old in self._old.items():
+            signal.signal(signum, old)
+        return False
 
 
 class ChangeRunner(object):
-    """Runs a plan through an AnsibleModule; undoes what it did when a step fails."""
+    """Runs a plan; undoes what it did when a step fails, cannot start, or the run is told to stop.
+
+    ``module`` needs ``get_bin_path``, ``run_command`` and ``atomic_move``
+    (an AnsibleModule); ACS words are written through the configuration space
+    file of the tree that was read, so no tool is involved.
+    """
 
     def __init__(self, module):
         self.module = module
@@ -640,7 +789,9 @@ class ChangeRunner(object):
         return [self._bin(argv[0])] + list(argv[1:])
 
     def _command(self, argv):
-        rc, out, err = self.module.run_command(self._argv(argv))
+        # handle_exceptions=False: a command that cannot start (gone, not executable) raises here, inside the
+        # rollback's reach, instead of ending the module in run_command with the changes left in place.
+        rc, out, err = self.module.run_command(self._argv(argv), handle_exceptions=False)
         if rc != 0:
             raise RuntimeError("%s failed (rc=%d): %s" % (" ".join(argv), rc, (err or out).strip()))
 
@@ -661,6 +812,8 @@ class ChangeRunner(object):
     def _do(self, action):
         if action.argv:
             self._command(action.argv)
+        elif action.kind == "acs_disable":
+            set_acs_control(action.acs, action.acs["old"], action.acs["new"])
         elif action.kind == "write_file":
             self._write(action.path, action.content)
         elif action.kind == "remove_file":
@@ -669,6 +822,8 @@ class ChangeRunner(object):
     def _undo(self, action):
         if action.undo_argv:
             self._command(action.undo_argv)
+        elif action.kind == "acs_disable":
+            set_acs_control(action.acs, action.acs["new"], action.acs["old"])
         elif action.old_content is None:
             if os.path.exists(action.path):
                 os.unlink(action.path)
@@ -676,38 +831,190 @@ class ChangeRunner(object):
             self._write(action.path, action.old_content)
 
     def run(self, actions):
-        """Apply every action; on failure undo the done ones and raise with the story.
+        """Apply every action; on failure undo the done ones and raise :class:`ChangeFailed` with the story.
 
         Every tool is looked up first, so a missing one fails before any change.
+        A stop signal (SIGTERM, SIGINT, SIGHUP) during the changes undoes them
+        too, the step it interrupted included (its undo is harmless where the
+        step had not taken effect); signals during the rollback wait for it.
         """
         for action in actions:
             for argv in (action.argv, action.undo_argv):
                 if argv:
                     self._bin(argv[0])
-        for index, action in enumerate(actions):
+        with _StopSignals():
+            for index, action in enumerate(actions):
+                try:
+                    self._do(action)
+                    action.done = True
+                except BaseException as exc:  # pylint: disable=broad-except
+                    undo = actions[:index + 1] if isinstance(exc, Interrupted) else actions[:index]
+                    with _StopSignals(defer=True) as later:
+                        restored, left = self._rollback(undo, current=action if isinstance(exc, Interrupted) else None)
+                    raise ChangeFailed(action, exc, restored, left, [signal_name(s) for s in later.received])
+
+    def _rollback(self, actions, current=None):
+        restored, left = [], []
+        for done in reversed(actions):
             try:
-                self._do(action)
-                action.done = True
-            except Exception as exc:  # pylint: disable=broad-except
-                restored, left = [], []
-                for done in reversed(actions[:index]):
-                    try:
-                        self._undo(done)
-                        done.done = False
-                        restored.append(done.describe())
-                    except Exception as undo_exc:  # pylint: disable=broad-except
-                        left.append("%s (undo failed: %s)" % (done.describe(), undo_exc))
-                raise ChangeFailed(action, exc, restored, left)
+                self._undo(done)
+                done.done = False
+                restored.append(done.describe())
+            except Exception as undo_exc:  # pylint: disable=broad-except
+                if done is current:
+                    left.append("%s (interrupted: may or may not have taken effect; undo failed: %s)"
+                                % (done.describe(), undo_exc))
+                else:
+                    left.append("%s (undo failed: %s)" % (done.describe(), undo_exc))
+        return restored, left
 
 
 class ChangeFailed(Exception):
-    def __init__(self, action, cause, restored, left):
+    def __init__(self, action, cause, restored, left, signals_during_rollback=()):
         self.action = action
+        self.cause = cause
         self.restored = restored
         self.left = left
-        message = "%s: %s" % (action.describe(), cause)
+        self.interrupted = isinstance(cause, Interrupted)
+        reason = describe_error(cause) if isinstance(cause, OSError) else str(cause) or type(cause).__name__
+        if isinstance(cause, OSError):
+            reason = "cannot run: %s" % reason if action.argv else reason
+        message = "%s: %s" % (action.describe(), reason)
         if restored:
             message += "; restored: %s" % ", ".join(restored)
         if left:
             message += "; left changed: %s" % ", ".join(left)
+        if signals_during_rollback:
+            message += "; %s arrived during the rollback, which ran to its end" % ", ".join(signals_during_rollback)
         super(ChangeFailed, self).__init__(message)
+
+
+def set_acs_control(acs, expect, value):
+    """Write the ACS control word ``value`` where it reads ``expect`` (or already ``value``); read back to check.
+
+    Refuses (RuntimeError) when the configuration space no longer belongs to
+    the planned device (other vendor:device), has no ACS control word at the
+    planned offset, or holds a third value (someone else changed it).
+    """
+    path, offset = acs["config"], acs["offset"]
+    reader = SysfsTree()
+    config = reader.read_bytes(path)
+    if config is None or len(config) < offset + 2:
+        raise RuntimeError("cannot read the configuration space %s up to offset 0x%03x%s"
+                           % (path, offset, (": " + "; ".join(reader.warnings)) if reader.warnings else ""))
+    ids = ["0x%04x" % read_u16(config, 0), "0x%04x" % read_u16(config, 2)]
+    if acs.get("ids") and ids != list(acs["ids"]):
+        raise RuntimeError("%s now belongs to %s:%s, not the planned %s:%s" % (path, ids[0], ids[1], acs["ids"][0], acs["ids"][1]))
+    current = read_u16(config, offset)
+    if current == value:
+        return
+    if current != expect:
+        raise RuntimeError("the ACS control word at 0x%03x of %s reads 0x%04x, not 0x%04x: changed by someone else"
+                           % (offset, path, current, expect))
+    write_config_u16(path, offset, value)
+    after = read_u16(reader.read_bytes(path), offset)
+    if after != value:
+        raise RuntimeError("the ACS control word at 0x%03x of %s reads 0x%04x after writing 0x%04x"
+                           % (offset, path, -1 if after is None else after, value))
+
+
+# --------------------------------------------------------------------------
+# the boot path: rdma-fabric gpudirect-acs (host runtime, no Ansible)
+# --------------------------------------------------------------------------
+def check_boot_config(config):
+    """The boot record's problems in words ([] when usable)."""
+    if not isinstance(config, dict) or config.get("schema") != ACS_BOOT_SCHEMA or not isinstance(config.get("pairs"), list):
+        return ["not an ACS boot record of schema %d (a JSON object with schema and pairs)" % ACS_BOOT_SCHEMA]
+    problems = []
+    for i, pair in enumerate(config["pairs"]):
+        if not isinstance(pair, dict):
+            problems.append("pairs[%d] is not an object" % i)
+            continue
+        for end in ("gpu", "nic"):
+            ident = pair.get(end)
+            if not isinstance(ident, dict) or set(ident) != set(IDENTITY_KEYS) or not ident.get("vendor_id"):
+                problems.append("pairs[%d].%s is not a device identity (%s)" % (i, end, ", ".join(IDENTITY_KEYS)))
+        if not isinstance(pair.get("bridges"), list) or not all(isinstance(b, str) for b in pair["bridges"]):
+            problems.append("pairs[%d].bridges is not a list of vendor:device" % i)
+    return problems
+
+
+def apply_boot_config(tree, config, check=False):
+    """Clear ACS redirect on the paths of the recorded pairs, found again by identity. ``(ok, lines)``."""
+    topo = PciTopology(tree)
+    lines, ok = [], True
+    for pair in config["pairs"]:
+        label = "GPU %s / NIC %s" % (pair["gpu"].get("serial") or pair["gpu"]["device_id"], pair.get("nic_name") or "?")
+        found = {}
+        for end in ("gpu", "nic"):
+            found[end], why = topo.find_by_identity(pair[end])
+            if found[end] is None:
+                lines.append("%s: skipped, the %s is not found for sure: %s" % (label, end.upper(), why))
+        if None in found.values():
+            ok = False
+            continue
+        gpu, nic = found["gpu"], found["nic"]
+        label = "GPU %s / NIC %s" % (gpu, nic)
+        relation = topo.relation(gpu, nic)
+        path = topo.path_bridges(gpu, nic)
+        if relation not in SHARED_SWITCH:
+            lines.append("%s: skipped, they no longer share a PCIe switch (%s)" % (label, relation))
+            ok = False
+            continue
+        if topo.bridge_ids(path) != pair["bridges"]:
+            lines.append("%s: skipped, the path between them changed (now %s, recorded %s)"
+                         % (label, " ".join(topo.bridge_ids(path)) or "none", " ".join(pair["bridges"]) or "none"))
+            ok = False
+            continue
+        for address in path:
+            entry = acs_state(topo, address)
+            if entry["state"] in ("absent", "disabled"):
+                lines.append("%s: %s ACS %s" % (label, address, "already off" if entry["state"] == "disabled" else "absent"))
+                continue
+            if entry["state"] != "enabled":
+                lines.append("%s: %s ACS unknown: %s" % (label, address, entry["detail"]))
+                ok = False
+                continue
+            old = int(entry["control"], 16)
+            acs = {"config": topo.config_path(address), "offset": int(entry["offset"], 16) + ACS_CTRL_REG,
+                   "old": old, "new": old & ~ACS_P2P_REDIRECT, "ids": topo.identity_ids(address)[:2]}
+            if check:
+                lines.append("%s: %s ACS 0x%04x would become 0x%04x" % (label, address, old, acs["new"]))
+                continue
+            try:
+                set_acs_control(acs, old, acs["new"])
+                lines.append("%s: %s ACS 0x%04x -> 0x%04x" % (label, address, old, acs["new"]))
+            except (OSError, RuntimeError, ValueError) as exc:
+                lines.append("%s: %s ACS not changed: %s" % (label, address, describe_error(exc) if isinstance(exc, OSError) else exc))
+                ok = False
+    for warning in tree.all_warnings():
+        lines.append("warning: %s" % warning)
+    return ok, lines
+
+
+def cli_main(argv=None, out=None):
+    """``rdma-fabric gpudirect-acs [--config PATH] [--sysfs-path DIR] [--check]``: exit 0 when every recorded
+    pair was found and its path's ACS redirect is off, 1 when a pair or bridge was skipped, 2 on a bad record."""
+    out = out or sys.stdout
+    parser = argparse.ArgumentParser(
+        prog="rdma-fabric gpudirect-acs",
+        description="Clear PCIe ACS redirect between the GPU-NIC pairs recorded by the rdma.fabric.gpudirect role, "
+                    "finding each device again by its identity (never by a bus address fixed at apply time).")
+    parser.add_argument("--config", default=ACS_BOOT_CONFIG, help="the record the role wrote (default %(default)s)")
+    parser.add_argument("--sysfs-path", default="/sys", help="the sysfs root (default %(default)s)")
+    parser.add_argument("--check", action="store_true", help="say what would change, change nothing")
+    args = parser.parse_args(argv)
+    try:
+        with open(args.config) as handle:
+            config = json.load(handle)
+    except (IOError, OSError, ValueError) as exc:
+        out.write("gpudirect-acs: cannot read %s: %s\n" % (args.config, exc))
+        return 2
+    problems = check_boot_config(config)
+    if problems:
+        out.write("gpudirect-acs: %s: %s\n" % (args.config, "; ".join(problems)))
+        return 2
+    ok, lines = apply_boot_config(SysfsTree(args.sysfs_path), config, check=args.check)
+    for line in lines:
+        out.write("gpudirect-acs: %s\n" % line)
+    return 0 if ok else 1

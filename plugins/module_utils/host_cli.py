@@ -35,6 +35,7 @@ SUBCOMMANDS = {
     "qos-apply": "qos.reapply",
     "metrics": "metrics",
     "health-check": "health_check",
+    "gpudirect-acs": "gpudirect",
 }
 PACKAGE = __name__.rpartition(".")[0]
 PROG = "rdma-fabric"

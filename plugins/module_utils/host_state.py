@@ -27,6 +27,7 @@ import grp
 import hashlib
 import os
 import pwd
+import re
 import stat
 
 # What a path's type is called (the names ansible.builtin.file uses in `state`).
@@ -35,6 +36,19 @@ _TYPES = (
     (stat.S_ISDIR, "directory"),
     (stat.S_ISLNK, "link"),
 )
+
+
+# A systemd unit name (systemd.unit(5)): used with re.fullmatch ("$" would let a trailing newline through).
+_UNIT_NAME_RE = re.compile(
+    r"[A-Za-z0-9:_.@\\-]+\.(?:service|socket|target|timer|mount|automount|path|slice|scope|device|swap)")
+UNIT_NAME_RULE = ("NAME.TYPE, NAME of letters, digits and : _ . @ - \\ (not starting with -), at most 255 characters, "
+                  "TYPE one of service, socket, target, timer, mount, automount, path, slice, scope, device, swap")
+
+
+def is_unit_name(name):
+    """True for a systemd unit name (see :data:`UNIT_NAME_RULE`)."""
+    return (isinstance(name, str) and len(name) <= 255 and not name.startswith("-")
+            and _UNIT_NAME_RE.fullmatch(name) is not None)
 
 
 def _name(lookup, ident):

@@ -12,6 +12,10 @@ Generic on purpose (the GPUDirect probes use it, the RDMA facts may reuse it):
   ``nvidia-smi topo -m`` legend (PIX, PXB, PHB, NODE, SYS).
 * :func:`ext_capabilities` walks the PCIe extended capability list of a
   configuration space image (offsets 0x100 and up).
+* :meth:`PciTopology.identity` describes a device by what stays when the bus
+  is renumbered (vendor, device and subsystem IDs, the PCIe Device Serial
+  Number, the physical slot); :meth:`PciTopology.find_by_identity` finds it
+  again, or says why it cannot (the GPUDirect ACS boot path uses both).
 
 Every read goes through :class:`~.sysfs.SysfsTree`, so a missing attribute reads
 as ``None`` and the whole thing runs on fixture trees.
@@ -21,13 +25,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import errno
 import os
 import re
 import struct
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import natural_key
 
-PCI_ADDRESS_RE = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+# Full-match only (re.fullmatch): "$" would let a trailing newline through.
+PCI_ADDRESS_RE = re.compile(r"[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
 
 # The nvidia-smi topo -m legend, nearest first.
 #   PIX  at most one PCIe switch between the two devices
@@ -45,11 +51,14 @@ PCI_CLASS_BRIDGE_PCI_SEMI = 0x0609  # semi-transparent PCI-to-PCI bridge
 PCI_CFG_SPACE_SIZE = 256        # conventional PCI configuration space
 PCI_CFG_SPACE_EXP_SIZE = 4096   # PCIe: extended capabilities live at 0x100..0xfff
 PCI_EXT_CAP_START = 0x100
+PCI_EXT_CAP_ID_DSN = 0x0003     # Device Serial Number (PCIe base spec; pci_regs.h)
+
+IDENTITY_KEYS = ("vendor_id", "device_id", "subsystem_vendor_id", "subsystem_device_id", "serial", "slot")
 
 
 def is_pci_address(name):
     """True for a PCI address in sysfs form (``0000:3b:00.0``, VMD ``10000:01:00.0``)."""
-    return bool(name) and bool(PCI_ADDRESS_RE.match(name))
+    return isinstance(name, str) and bool(PCI_ADDRESS_RE.fullmatch(name))
 
 
 def _to_int(text, base):
@@ -83,6 +92,8 @@ class PciDevice(object):
         self.sriov_totalvfs = None
         self.sriov_numvfs = None
         self.iommu_group = None
+        self.subsystem_vendor = None
+        self.subsystem_device = None
 
     @property
     def is_vf(self):
@@ -148,12 +159,14 @@ class PciTopology(object):
         self.tree = tree
         self.devices_root = tree.sys("devices")
         self.devices = {}
+        self._slots = None
         for name in tree.listdir(tree.sys("bus", "pci", "devices")):
             if is_pci_address(name):
                 self.devices[name] = self._read_device(name)
 
     # -- reading ----------------------------------------------------------
-    _ATTRS = ("vendor", "device", "class", "numa_node", "sriov_totalvfs", "sriov_numvfs")
+    _ATTRS = ("vendor", "device", "class", "numa_node", "sriov_totalvfs", "sriov_numvfs", "subsystem_vendor",
+              "subsystem_device")
 
     def _read_device(self, address):
         tree = self.tree
@@ -174,6 +187,8 @@ class PciTopology(object):
         dev.numa_node = numa if numa is not None and numa >= 0 else None
         dev.sriov_totalvfs = _to_int(attrs["sriov_totalvfs"], 10)
         dev.sriov_numvfs = _to_int(attrs["sriov_numvfs"], 10)
+        dev.subsystem_vendor = _to_int(attrs["subsystem_vendor"], 16)
+        dev.subsystem_device = _to_int(attrs["subsystem_device"], 16)
         dev.driver = tree.link_basename(os.path.join(base, "driver"))
         dev.physfn = tree.link_basename(os.path.join(base, "physfn"))
         virtfns = [tree.link_basename(os.path.join(base, entry)) for entry in tree.listdir(base)
@@ -206,6 +221,76 @@ class PciTopology(object):
     def read_config(self, address):
         """Raw configuration space bytes (64 for non-root on Linux), None if unreadable."""
         return self.tree.read_bytes(self.config_path(address))
+
+    # -- identity (what survives a renumbered bus) ------------------------
+    def slot(self, address):
+        """Physical slot name of a device (``bus/pci/slots/<name>/address`` is its ``DDDD:BB:DD``), else None."""
+        if self._slots is None:
+            self._slots = {}
+            slots_dir = self.tree.sys("bus", "pci", "slots")
+            for name in self.tree.listdir(slots_dir):
+                where = self.tree.read(os.path.join(slots_dir, name, "address"))
+                if where:
+                    self._slots.setdefault(where.lower(), []).append(name)
+        names = self._slots.get(address.rsplit(".", 1)[0].lower(), [])
+        return names[0] if len(names) == 1 else None
+
+    def serial(self, address):
+        """The PCIe Device Serial Number as ``lspci`` prints it (``48-2d-b0-ff-fe-1a-2b-3c``), else None.
+
+        Needs the extended configuration space, which only root can read.
+        """
+        config = self.read_config(address)
+        offset = find_ext_capability(config, PCI_EXT_CAP_ID_DSN)
+        if offset is None or offset + 12 > len(config):
+            return None
+        low, high = struct.unpack_from("<II", config, offset + 4)
+        value = (high << 32) | low
+        return "-".join("%02x" % ((value >> shift) & 0xFF) for shift in range(56, -8, -8))
+
+    def identity(self, address):
+        """What names a device across renumbering: IDs, serial number, slot (see :data:`IDENTITY_KEYS`)."""
+        dev = self.devices[address]
+        return {
+            "vendor_id": _hex4(dev.vendor),
+            "device_id": _hex4(dev.device),
+            "subsystem_vendor_id": _hex4(dev.subsystem_vendor),
+            "subsystem_device_id": _hex4(dev.subsystem_device),
+            "serial": self.serial(address),
+            "slot": self.slot(address),
+        }
+
+    def find_by_identity(self, identity):
+        """``(address, None)`` of the one device with ``identity``, else ``(None, why)``.
+
+        The IDs must match; then the serial number when the identity has one,
+        else the slot when it has one, else the IDs alone must name exactly one
+        device. Never a guess: two candidates are as bad as none.
+        """
+        ids = tuple(identity.get(k) for k in IDENTITY_KEYS[:4])
+        if ids[0] is None or ids[1] is None:
+            return None, "the identity has no vendor and device ID"
+        candidates = [a for a in sorted(self.devices) if tuple(self.identity_ids(a)) == ids]
+        what = "vendor %s device %s subsystem %s:%s" % ids
+        if identity.get("serial"):
+            candidates = [a for a in candidates if self.serial(a) == identity["serial"]]
+            what += " serial number %s" % identity["serial"]
+        elif identity.get("slot"):
+            candidates = [a for a in candidates if self.slot(a) == identity["slot"]]
+            what += " in slot %s" % identity["slot"]
+        if len(candidates) == 1:
+            return candidates[0], None
+        if not candidates:
+            return None, "no device with %s" % what
+        return None, "%d devices with %s (%s): cannot tell which" % (len(candidates), what, ", ".join(candidates))
+
+    def identity_ids(self, address):
+        dev = self.devices[address]
+        return [_hex4(dev.vendor), _hex4(dev.device), _hex4(dev.subsystem_vendor), _hex4(dev.subsystem_device)]
+
+    def bridge_ids(self, addresses):
+        """``["0x1000:0xc030", ...]``: vendor:device of each address (the shape of a path)."""
+        return ["%s:%s" % tuple(self.identity_ids(a)[:2]) for a in addresses]
 
     # -- topology ---------------------------------------------------------
     def numa_node(self, address):
@@ -310,3 +395,22 @@ def read_u16(config, offset):
     if config is None or offset + 2 > len(config):
         return None
     return struct.unpack_from("<H", config, offset)[0]
+
+
+def write_config_u16(config_path, offset, value):
+    """Write one 16-bit register of a configuration space through its sysfs ``config`` file.
+
+    What ``setpci`` does with its sysfs access method: a 2-byte write at an
+    even offset, which the kernel turns into one config word write
+    (``pci_user_write_config_word``). Raises OSError (EPERM under kernel
+    lockdown, ENOENT when the device is gone).
+    """
+    if offset % 2 or not 0 <= offset <= PCI_CFG_SPACE_EXP_SIZE - 2:
+        raise ValueError("config offset 0x%x is not an even offset inside the configuration space" % offset)
+    fd = os.open(config_path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        written = os.pwrite(fd, struct.pack("<H", value), offset)
+    finally:
+        os.close(fd)
+    if written != 2:
+        raise OSError(errno.EIO, "short write (%d of 2 bytes) to %s at 0x%x" % (written, config_path, offset))

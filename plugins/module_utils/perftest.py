@@ -46,14 +46,15 @@ MB_BYTES = 1048576
 GBIT = 1e9
 
 # Names handed to tools: ibdev names such as mlx5_0, rxe0, siw_eth1, mlx5_bond_0.
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
-_SEPARATOR_RE = re.compile(r"^\s*-{10,}\s*$")
+# The anchored ones are used with re.fullmatch ("$" would let a trailing newline through).
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+_SEPARATOR_RE = re.compile(r"\s*-{10,}\s*")
 _NUMBER_RE = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|-?inf"
-_ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)((?:\s+(?:%s))+)\s*$" % _NUMBER_RE, re.IGNORECASE)
+_ROW_RE = re.compile(r"\s*(\d+)\s+(\d+)((?:\s+(?:%s))+)\s*" % _NUMBER_RE, re.IGNORECASE)
 _LAT_COL_RE = re.compile(r"#bytes|#iterations|t_[a-z]+\[usec\]|[\d.]+% percentile\[usec\]|tps average")
 _BW_HEADER_RE = re.compile(r"BW average\[(Gb/sec|MB/sec)\]")
-_INFO_RE = re.compile(r"([A-Za-z][A-Za-z0-9 .*/()_-]*?)\s*:\s*([^\t]*?)\s*(?:\t+|$)")
-_TITLE_RE = re.compile(r"^\s*(.+?(?:BW|Lat(?:ency)?) Test)\s*$", re.IGNORECASE)
+_INFO_RE = re.compile(r"([A-Za-z][A-Za-z0-9 .*/()_-]*?)\s*:\s*([^\t]*?)\s*(?:\t+|\Z)")
+_TITLE_RE = re.compile(r"\s*(.+?(?:BW|Lat(?:ency)?) Test)\s*", re.IGNORECASE)
 
 # Lines that are warnings, not failures.
 _WARNING_RE = re.compile(
@@ -121,10 +122,24 @@ def _check_int(name, value, low, high, required=False):
 
 def check_name(name, value):
     """An RDMA device name safe to hand to a tool (no option or shell syntax)."""
-    if not isinstance(value, str) or not _NAME_RE.match(value):
+    if not isinstance(value, str) or not _NAME_RE.fullmatch(value):
         raise PerftestError(
             "%s: %r is not a valid RDMA device name; allowed: letters, digits and _ . : -, "
             "starting with a letter or digit, at most 64 characters" % (name, value))
+    return value
+
+
+def check_threshold(name, value):
+    """A pass/fail threshold: None (no check) or a finite number >= 0.
+
+    NaN would disable the check (every comparison with it is false) and
+    infinity would fail or pass every run: both are refused.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise PerftestError("%s: %r is not allowed; allowed: a finite number, 0 or more (or leave it unset for no check)"
+                            % (name, value))
     return value
 
 
@@ -208,7 +223,7 @@ def _parse_info(lines):
     """The ``Key : value`` parameter block (two pairs per line, tab separated)."""
     info = {}
     for line in lines:
-        if ":" not in line or _SEPARATOR_RE.match(line):
+        if ":" not in line or _SEPARATOR_RE.fullmatch(line):
             continue
         stripped = line.strip()
         # "local address: LID ..." / "GID: 00:00..." lines are QP details, not parameters
@@ -234,7 +249,7 @@ def _collect_messages(lines):
     warnings, errors = [], []
     for line in lines:
         text = line.strip()
-        if not text or _SEPARATOR_RE.match(text):
+        if not text or _SEPARATOR_RE.fullmatch(text):
             continue
         if _WARNING_RE.search(text):
             warnings.append(text)
@@ -281,7 +296,7 @@ def parse_perftest(text):
             lat_cols = _lat_columns(line)
             header_at = i
         elif result["title"] is None:
-            title = _TITLE_RE.match(line)
+            title = _TITLE_RE.fullmatch(line)
             if title and "#" not in line:
                 result["title"] = title.group(1).strip()
     info_lines = lines[:header_at] if header_at is not None else lines
@@ -289,7 +304,7 @@ def parse_perftest(text):
     body = lines[header_at + 1:] if header_at is not None else []
     other = []
     for line in body:
-        row = _ROW_RE.match(line)
+        row = _ROW_RE.fullmatch(line)
         if not row:
             other.append(line)
             continue

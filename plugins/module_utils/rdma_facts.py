@@ -4,8 +4,11 @@
 """Gather ``ansible_facts.rdma`` (schema_version 1) from sysfs.
 
 No subprocess, no tool output: every value comes from a file the kernel
-exposes, read once through :class:`SysfsTree` (absent or refused reads -
-EINVAL on empty GID slots, EACCES, EOPNOTSUPP, EIO, ENOENT - become None).
+exposes, read once through :class:`SysfsTree`: a read that fails becomes None
+("unknown"); one that fails in an unexpected way (ETIMEDOUT, EBUSY, EAGAIN,
+...) also adds a warning naming the file (:attr:`RdmaFactsGatherer.warnings`).
+A device that disappears while it is read (driver unload, hot unplug, an rxe
+link deleted) is left out with a warning, not reported half-read.
 
 Layout read, relative to ``sysfs_path`` (``/sys`` on a host):
 
@@ -43,12 +46,13 @@ from ansible_collections.rdma.fabric.plugins.module_utils.gid import (
     normalise_gid,
     normalise_gid_type,
 )
+from ansible_collections.rdma.fabric.plugins.module_utils.pci import is_pci_address
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (  # noqa: F401 (re-exported)
     SCHEMA_VERSION,
     RdmaFactsError,
     natural_key,
 )
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import PathError, SysfsTree, check_path
 
 GATHER_SUBSETS = ("all", "min", "counters")
 DEFAULT_GATHER_SUBSET = ["min"]
@@ -87,8 +91,7 @@ _NETDEV_ATTRS = ("mtu", "dev_port")
 _NETDEV_EXTRA_ATTRS = ("ifindex", "iflink", "dev_id", "phys_port_name")
 _ROCE_ATTRS = ("default_roce_mode", "default_roce_tos")
 
-_BDF_RE = re.compile(r"^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
-_ID_TEXT_RE = re.compile(r"^\s*(\d+)\s*:\s*(.*?)\s*$")
+_ID_TEXT_RE = re.compile(r"\s*(\d+)\s*:\s*(.*?)\s*")  # re.fullmatch
 # A node GUID made from a MAC (EUI-48 -> EUI-64: ff:fe in the middle), as 16 hex digits.
 _EUI64_RE = re.compile(r"[0-9a-f]{6}fffe[0-9a-f]{6}")
 _RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*Gb/sec")
@@ -108,7 +111,7 @@ def parse_id_text(text):
     """``"4: ACTIVE"`` -> ``("ACTIVE", 4)``; malformed/absent -> ``(None, None)``."""
     if text is None:
         return None, None
-    m = _ID_TEXT_RE.match(text)
+    m = _ID_TEXT_RE.fullmatch(text)
     if not m or not m.group(2):
         return None, None
     return m.group(2), int(m.group(1))
@@ -147,6 +150,10 @@ def validate_options(sysfs_path, devices=None, gather_subset=None):
     """Raise :class:`RdmaFactsError` for bad input, before anything is read."""
     if not isinstance(sysfs_path, str) or not sysfs_path:
         raise RdmaFactsError("sysfs_path: must be a path to the host's sysfs root such as /sys (got %r)" % (sysfs_path,))
+    try:
+        check_path("sysfs_path", sysfs_path, absolute=False)
+    except PathError as e:
+        raise RdmaFactsError(str(e))
     if not os.path.isdir(sysfs_path):
         raise RdmaFactsError(
             "sysfs_path: %r is not a directory; expected the host's sysfs root (e.g. /sys, or /host/sys in a container)" % sysfs_path)
@@ -169,9 +176,12 @@ def validate_options(sysfs_path, devices=None, gather_subset=None):
 class RdmaFactsGatherer(object):
     """Read one host's RDMA facts. Use :meth:`gather` once per instance."""
 
-    def __init__(self, sysfs_path="/sys", devices=None, gather_subset=None, workers=None):
-        """``workers``: processes reading the devices; None = by device and CPU count (:func:`default_workers`)."""
-        self.tree = SysfsTree(sysfs_path)
+    def __init__(self, sysfs_path="/sys", devices=None, gather_subset=None, workers=None, tree=None):
+        """``workers``: processes reading the devices; None = by device and CPU count (:func:`default_workers`).
+
+        ``tree``: a :class:`SysfsTree` to read through (its warnings then hold this gatherer's too).
+        """
+        self.tree = tree if tree is not None else SysfsTree(sysfs_path)
         self.workers = workers
         self.root = os.path.dirname(self.tree.sysfs) or "/"
         self.patterns = list(devices) if devices else None
@@ -193,10 +203,10 @@ class RdmaFactsGatherer(object):
         self._rdma_cm_devices = set(tree.listdir(cm_dir))
         self._rdma_cm_fd = tree.open_dir(cm_dir) if self._rdma_cm_devices else None
         try:
-            devices = self._devices(names)
+            devices = [d for d in self._devices(names) if d is not None]
         finally:
             if self._rdma_cm_fd is not None:
-                os.close(self._rdma_cm_fd)
+                tree.close_dir(self._rdma_cm_fd)
                 self._rdma_cm_fd = None
         modules = self._modules()
         return {
@@ -207,8 +217,14 @@ class RdmaFactsGatherer(object):
             "stack": self._stack(modules, bool(all_names)),
         }
 
+    @property
+    def warnings(self):
+        """Reads that failed unexpectedly and devices that disappeared, in words."""
+        return self.tree.all_warnings()
+
     def _devices(self, names):
-        """The facts of the devices ``names``, in order; shares read by forked workers on big hosts.
+        """The facts of the devices ``names``, in order (None for one that disappeared); shares read by
+        forked workers on big hosts.
 
         Each worker (a fork of this process: same state, no new interpreter)
         reads its share and sends it back as JSON through a pipe; this process
@@ -230,7 +246,7 @@ class RdmaFactsGatherer(object):
                     local.append(share)
                 else:
                     children.append((share,) + child)
-            results = [self._device(n) for share in local for n in share]
+            results = [(n, self._device(n)) for share in local for n in share]
             while children:
                 share, pid, rfd = children.pop(0)
                 results.extend(self._collect_worker(share, pid, rfd))
@@ -238,12 +254,15 @@ class RdmaFactsGatherer(object):
             for dummy, pid, rfd in children:  # only after an error above
                 _close_quietly(rfd)
                 _reap(pid)
-        by_name = dict((d["name"], d) for d in results)
+        by_name = dict(results)
         return [by_name[n] for n in names]
 
     def _fork_worker(self, share):
-        """Start a worker reading ``share``; (pid, read end of its pipe), or None when it cannot fork."""
-        rfd, wfd = os.pipe()
+        """Start a worker reading ``share``; (pid, read end of its pipe), or None when it cannot (no pipe, no fork)."""
+        try:
+            rfd, wfd = os.pipe()
+        except OSError:  # out of descriptors: read that share here
+            return None
         try:
             pid = os.fork()
         except OSError:
@@ -254,7 +273,8 @@ class RdmaFactsGatherer(object):
             status = 1  # whatever fails (it raises), the worker exits 1 and its share is read again
             try:
                 os.close(rfd)
-                data = json.dumps([self._device(n) for n in share]).encode("utf-8")
+                devices = [self._device(n) for n in share]
+                data = json.dumps({"devices": devices, "warnings": self.tree.warnings}).encode("utf-8")
                 view = memoryview(data)
                 while view:
                     view = view[os.write(wfd, view):]
@@ -265,7 +285,7 @@ class RdmaFactsGatherer(object):
         return pid, rfd
 
     def _collect_worker(self, share, pid, rfd):
-        """A worker's devices; its share read here instead when it failed."""
+        """A worker's ``(name, device or None)`` pairs, its warnings added here; its share read here instead when it failed."""
         chunks = []
         try:
             while True:
@@ -278,12 +298,15 @@ class RdmaFactsGatherer(object):
             status = _reap(pid)
         if status == 0:
             try:
-                devices = json.loads(b"".join(chunks).decode("utf-8"))
-                if isinstance(devices, list) and [d.get("name") for d in devices] == list(share):
-                    return devices
-            except (ValueError, AttributeError):
+                data = json.loads(b"".join(chunks).decode("utf-8"))
+                devices, warnings = data["devices"], data["warnings"]
+                if len(devices) == len(share) and all(d is None or d.get("name") == n for d, n in zip(devices, share)):
+                    for warning in warnings:
+                        self.tree.warn(warning)
+                    return list(zip(share, devices))
+            except (ValueError, AttributeError, KeyError, TypeError):
                 pass
-        return [self._device(n) for n in share]
+        return [(n, self._device(n)) for n in share]
 
     def _wanted(self, name):
         if self.patterns is None:
@@ -292,10 +315,13 @@ class RdmaFactsGatherer(object):
 
     # -- devices -----------------------------------------------------------
     def _device(self, name):
+        """One device's facts; None (with a warning) when it disappeared before or while it was read."""
         tree = self.tree
         class_path = tree.sys("class", "infiniband", name)
         # Real hosts: a symlink into devices/...; procfs-style captures: a folder.
         dev_dir = tree.readlink(class_path) or class_path
+        if not tree.isdir(dev_dir):
+            return self._gone(name, class_path)
         pci_dir = tree.readlink(os.path.join(dev_dir, "device"))
         # One descriptor for the device folder: its attributes, and those of
         # its PCI function through the `device` link, are opened relative to it.
@@ -361,7 +387,16 @@ class RdmaFactsGatherer(object):
             for number in numbers:
                 pfd = tree.open_dir(os.path.join(ports_dir, str(number)))
                 ports.append(self._port(name, dev_dir, number, pfd, pci_dir, carrier, iwarp))
+        # Gone now (its folder, or its class entry moved on to another device): what was read is
+        # a mix of the device and of nothing, not the device.
+        if not tree.isdir(dev_dir) or (tree.readlink(class_path) or class_path) != dev_dir:
+            return self._gone(name, class_path)
         return info
+
+    def _gone(self, name, class_path):
+        self.tree.warn("RDMA device %s disappeared while its facts were read (%s is gone or changed): left out"
+                       % (name, class_path))
+        return None
 
     def _pci_info(self, info, pci_dir, dev_attrs):
         """PCI facts; ``dev_attrs`` holds the PCI attributes read through the device's ``device`` link."""
@@ -370,7 +405,7 @@ class RdmaFactsGatherer(object):
         # The device link names the PCI function; an auxiliary device (mlx5
         # sub-function) sits below the PCI function it belongs to.
         pci_fn = pci_dir
-        while pci_fn and not _BDF_RE.match(os.path.basename(pci_fn)):
+        while pci_fn and not is_pci_address(os.path.basename(pci_fn)):
             up = os.path.dirname(pci_fn)
             if up == pci_fn or len(up) <= len(tree.sysfs):
                 pci_fn = None
@@ -414,7 +449,7 @@ class RdmaFactsGatherer(object):
                     lids = dict(zip(_IB_PORT_ATTRS, tree.read_at(pfd, _IB_PORT_ATTRS)))
                 gids = self._gids(pfd, port_dir, link_layer, iwarp)
             finally:
-                os.close(pfd)
+                tree.close_dir(pfd)
         state, state_id = parse_id_text(attrs["state"])
         phys_state, phys_state_id = parse_id_text(attrs["phys_state"])
         rate = _text(attrs["rate"])
@@ -703,7 +738,14 @@ def _reap(pid):
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
 
 
-def gather_rdma_facts(sysfs_path="/sys", devices=None, gather_subset=None, workers=None):
-    """Validate the options and return the ``rdma`` facts dict."""
+def gather_rdma_facts(sysfs_path="/sys", devices=None, gather_subset=None, workers=None, warnings=None):
+    """Validate the options and return the ``rdma`` facts dict.
+
+    ``warnings``: a list that gets the gatherer's warnings (unexpected read errors, devices that disappeared).
+    """
     validate_options(sysfs_path, devices, gather_subset)
-    return RdmaFactsGatherer(sysfs_path, devices, gather_subset, workers).gather()
+    gatherer = RdmaFactsGatherer(sysfs_path, devices, gather_subset, workers)
+    facts = gatherer.gather()
+    if warnings is not None:
+        warnings.extend(gatherer.warnings)
+    return facts

@@ -8,9 +8,14 @@ goes through :class:`SysfsTree`, so that:
 
 * the tree can be rooted anywhere (``/`` on a host, a container's bind mount of
   the host's ``/sys``, or a fixture tree in unit tests);
-* attribute reads that the kernel refuses (EINVAL on empty GID slots, EACCES on
-  root-only files, EOPNOTSUPP, EIO, ENOENT races) read as ``None`` instead of
-  raising - a missing or unreadable attribute is a fact ("unknown"), not a crash.
+* no read error ever escapes as an exception: a read the kernel refuses in the
+  ordinary way (EINVAL on empty GID slots, EACCES on root-only files,
+  EOPNOTSUPP, EIO, ENOENT races: :data:`ABSENT_ERRNOS`) reads as ``None``
+  ("unknown") silently; any other error (ETIMEDOUT, EBUSY, EAGAIN, ENOMEM, ...)
+  also reads as ``None``, and adds a warning naming the file and the error to
+  :attr:`SysfsTree.warnings`, which the modules pass on to the user;
+* a FIFO or a device file where an attribute should be cannot hang or flood a
+  module: files are opened non-blocking and read up to :data:`MAX_READ` bytes.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,7 +25,7 @@ __metaclass__ = type
 import errno
 import os
 
-# Errors that mean "this attribute has no value here" on a live kernel.
+# Errors that mean "this attribute has no value here" on a live kernel: None, no warning.
 ABSENT_ERRNOS = frozenset(
     e for e in (
         errno.EINVAL, errno.ENOENT, errno.EACCES, errno.EPERM, errno.EOPNOTSUPP,
@@ -30,8 +35,46 @@ ABSENT_ERRNOS = frozenset(
 )
 
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# Never block on a FIFO (or a device) found where an attribute should be; sysfs ignores the flag.
+_O_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 # One read() returns a whole sysfs attribute (PAGE_SIZE at most; larger files loop).
 _ATTR_READ_SIZE = 4096
+# The most one file may give (/proc/kallsyms is a few MiB); more is cut with a warning.
+MAX_READ = 64 << 20
+# The most warnings one tree keeps (a failing disk would otherwise give one per file).
+MAX_WARNINGS = 50
+
+
+class PathError(ValueError):
+    """A path parameter that cannot name a file (the message names the parameter)."""
+
+
+def check_path(param, value, absolute=True):
+    """``value`` as a path for parameter ``param``; :class:`PathError` for what no file name may hold.
+
+    A NUL byte makes every system call raise (ValueError in Python, a traceback
+    in a module); other control characters (a newline) are legal in Linux
+    file names but never in the paths this collection reads or manages, and
+    are where injected text would hide. Relative paths are refused with
+    ``absolute``.
+    """
+    if not isinstance(value, str) or not value:
+        raise PathError("%s: must be a non-empty path, got %r" % (param, value))
+    if "\0" in value:
+        raise PathError("%s: %r contains a NUL byte; allowed: a path without NUL or other control characters" % (param, value))
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise PathError("%s: %r contains a control character (newline, tab, ...); allowed: a path without them" % (param, value))
+    if absolute and not os.path.isabs(value):
+        raise PathError("%s: %r is relative; allowed: an absolute path" % (param, value))
+    return value
+
+
+def describe_error(exc):
+    """``"Connection timed out (ETIMEDOUT)"`` for an OSError."""
+    code = getattr(exc, "errno", None)
+    if code is None:
+        return str(exc)
+    return "%s (%s)" % (os.strerror(code), errno.errorcode.get(code, "errno %d" % code))
 
 
 class SysfsTree(object):
@@ -40,11 +83,17 @@ class SysfsTree(object):
     ``sysfs_path`` is the directory that plays the role of ``/sys``.
     ``procfs_path`` plays ``/proc``. Paths given to the read helpers are
     relative to those roots (e.g. ``class/infiniband``).
+
+    :attr:`warnings` lists, once each, the reads that failed in an
+    unexpected way (see the module docstring).
     """
 
     def __init__(self, sysfs_path="/sys", procfs_path="/proc"):
         self.sysfs = os.path.abspath(sysfs_path)
         self.procfs = os.path.abspath(procfs_path)
+        self.warnings = []
+        self._dropped = 0
+        self._dir_paths = {}  # descriptor from open_dir -> its path (for warnings)
 
     # -- path helpers ---------------------------------------------------
     def sys(self, *parts):
@@ -55,24 +104,70 @@ class SysfsTree(object):
         """Absolute path under the procfs root."""
         return os.path.join(self.procfs, *parts)
 
+    # -- errors -----------------------------------------------------------
+    def warn(self, message):
+        """Add a warning (kept once; at most :data:`MAX_WARNINGS`, then counted)."""
+        if message in self.warnings:
+            return
+        if len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(message)
+        else:
+            self._dropped += 1
+
+    def all_warnings(self):
+        """:attr:`warnings`, with a last line saying how many more were left out."""
+        if not self._dropped:
+            return list(self.warnings)
+        return self.warnings + ["%d more read errors like the above were not listed" % self._dropped]
+
+    def failed(self, path, exc):
+        """What a failed read gives: None, with a warning unless the error is one of :data:`ABSENT_ERRNOS`."""
+        if getattr(exc, "errno", None) not in ABSENT_ERRNOS:
+            self.warn("could not read %s: %s; reported as unknown" % (path, describe_error(exc)))
+        return None
+
     # -- reads (absolute paths) -----------------------------------------
-    @staticmethod
-    def read(path, strip=True):
-        """Text content of ``path`` or ``None`` when absent/unreadable."""
+    def _read_fd(self, fd, path, length=None):
+        """Bytes of an open file: up to ``length``, else to its end (at most :data:`MAX_READ`)."""
+        want = MAX_READ if length is None else min(length, MAX_READ)
+        data = os.read(fd, min(_ATTR_READ_SIZE, want))
+        if len(data) < _ATTR_READ_SIZE or len(data) >= want:  # a sysfs attribute: one read
+            return data
+        chunks, size = [data], len(data)
+        while size < want:
+            data = os.read(fd, min(1 << 16, want - size))
+            if not data:
+                break
+            chunks.append(data)
+            size += len(data)
+        if length is None and size >= MAX_READ and os.read(fd, 1):
+            self.warn("%s is larger than %d bytes; only the first %d were read" % (path, MAX_READ, MAX_READ))
+        return b"".join(chunks)
+
+    def read_bytes(self, path, length=None):
+        """Binary content (e.g. PCI config space, at most ``length`` bytes); None when unreadable."""
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            fd = os.open(path, _O_READ)
         except (IOError, OSError) as e:
-            if e.errno in ABSENT_ERRNOS:
-                return None
-            raise
+            return self.failed(path, e)
+        try:
+            return self._read_fd(fd, path, length)
+        except (IOError, OSError) as e:
+            return self.failed(path, e)
+        finally:
+            os.close(fd)
+
+    def read(self, path, strip=True):
+        """Text content of ``path`` or ``None`` when absent/unreadable."""
+        data = self.read_bytes(path)
+        if data is None:
+            return None
         text = data.decode("utf-8", "replace")
         return text.strip() if strip else text
 
-    @classmethod
-    def read_int(cls, path, base=0):
+    def read_int(self, path, base=0):
         """Integer content of ``path`` (``base=0`` accepts 0x..), else None."""
-        text = cls.read(path)
+        text = self.read(path)
         if text is None or text == "":
             return None
         try:
@@ -80,35 +175,26 @@ class SysfsTree(object):
         except ValueError:
             return None
 
-    @staticmethod
-    def read_bytes(path, length=None):
-        """Binary content (e.g. PCI config space); None when unreadable."""
+    def open_dir(self, path):
+        """Descriptor of the directory ``path`` for :meth:`read_at` (close it with :meth:`close_dir`), None when absent/unreadable."""
         try:
-            with open(path, "rb") as f:
-                return f.read() if length is None else f.read(length)
+            fd = os.open(path, os.O_RDONLY | _O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
         except (IOError, OSError) as e:
-            if e.errno in ABSENT_ERRNOS:
-                return None
-            raise
+            return self.failed(path, e)
+        self._dir_paths[fd] = path
+        return fd
 
-    @staticmethod
-    def open_dir(path):
-        """Descriptor of the directory ``path`` for :meth:`read_at` (close it), None when absent/unreadable."""
-        try:
-            return os.open(path, os.O_RDONLY | _O_DIRECTORY)
-        except (IOError, OSError) as e:
-            if e.errno in ABSENT_ERRNOS:
-                return None
-            raise
+    def close_dir(self, dfd):
+        self._dir_paths.pop(dfd, None)
+        os.close(dfd)
 
-    @staticmethod
-    def read_at(dfd, names, strip=True, until_missing=False):
+    def read_at(self, dfd, names, strip=True, until_missing=False):
         """Texts (or None) of the files ``names``, opened relative to the directory descriptor ``dfd``.
 
         The kernel walks the (long) sysfs path once, for ``dfd``, instead of
         once per file: a GID table has up to hundreds of slots per port (1024
         on rxe), and the facts gatherer reads all of them. ``names`` may hold
-        sub-paths (``gid_attrs/types/3``). Same absent-tolerance as
+        sub-paths (``gid_attrs/types/3``). Same error handling as
         :meth:`read`. With ``until_missing`` the list ends at the first name
         that cannot be opened (see :meth:`read_series`); otherwise it has one
         entry per name.
@@ -116,32 +202,23 @@ class SysfsTree(object):
         values = []
         append = values.append
         # Looked up per call, not at import: tests wrap os.open/os.read.
-        os_open, os_read, os_close, rdonly = os.open, os.read, os.close, os.O_RDONLY
+        os_open, os_close = os.open, os.close
         for name in names:
             try:
-                fd = os_open(name, rdonly, dir_fd=dfd)
+                fd = os_open(name, _O_READ, dir_fd=dfd)
             except (IOError, OSError) as e:
-                if until_missing and e.errno in ABSENT_ERRNOS:
-                    # The series ends (ENOENT), or none of it can be opened (EACCES on the
-                    # folder: every further open would fail too). The kernel refuses an
-                    # empty slot at read(), not at open().
+                # The series ends (ENOENT), or none of it can be opened (EACCES on the folder:
+                # every further open would fail too; so would one that fails unexpectedly).
+                # The kernel refuses an empty slot at read(), not at open().
+                append(self.failed(self._at(dfd, name), e))
+                if until_missing:
+                    values.pop()
                     break
-                if e.errno in ABSENT_ERRNOS:
-                    append(None)
-                    continue
-                raise
+                continue
             try:
-                data = os_read(fd, _ATTR_READ_SIZE)
-                if len(data) == _ATTR_READ_SIZE:  # not a sysfs attribute (<= PAGE_SIZE): read the rest
-                    chunks = [data]
-                    while data:
-                        data = os_read(fd, _ATTR_READ_SIZE)
-                        chunks.append(data)
-                    data = b"".join(chunks)
+                data = self._read_fd(fd, name)
             except (IOError, OSError) as e:
-                if e.errno not in ABSENT_ERRNOS:
-                    raise
-                append(None)
+                append(self.failed(self._at(dfd, name), e))
                 continue
             finally:
                 os_close(fd)
@@ -149,8 +226,10 @@ class SysfsTree(object):
             append(text.strip() if strip else text)
         return values
 
-    @classmethod
-    def read_series(cls, dfd, prefix, limit=65536):
+    def _at(self, dfd, name):
+        return os.path.join(self._dir_paths.get(dfd, "<directory descriptor %d>" % dfd), name)
+
+    def read_series(self, dfd, prefix, limit=65536):
         """Texts (or None) of ``<prefix>0``, ``<prefix>1``, ... relative to ``dfd``, up to the first that cannot be opened.
 
         For tables the kernel numbers without gaps (``gids/<i>``: one file per
@@ -158,26 +237,24 @@ class SysfsTree(object):
         ends the table, where listing the folder would cost an opendir and
         getdents calls and a sort.
         """
-        return cls.read_at(dfd, (prefix + str(i) for i in range(limit)), until_missing=True)
+        return self.read_at(dfd, (prefix + str(i) for i in range(limit)), until_missing=True)
 
-    @classmethod
-    def read_attrs(cls, dirpath, names, strip=True):
+    def read_attrs(self, dirpath, names, strip=True):
         """Read several attributes of one directory: ``{name: text or None}``.
 
         Each file is opened relative to one directory descriptor
         (:meth:`read_at`). A missing or unreadable directory gives None for
         every name.
         """
-        dfd = cls.open_dir(dirpath)
+        dfd = self.open_dir(dirpath)
         if dfd is None:
             return dict.fromkeys(names)
         try:
-            return dict(zip(names, cls.read_at(dfd, names, strip)))
+            return dict(zip(names, self.read_at(dfd, names, strip)))
         finally:
-            os.close(dfd)
+            self.close_dir(dfd)
 
-    @staticmethod
-    def readlink(path):
+    def readlink(self, path):
         """Absolute path a symlink points to, computed lexically, or None.
 
         Relative targets (what sysfs uses: ``../../devices/...``) are joined to
@@ -188,30 +265,23 @@ class SysfsTree(object):
         try:
             target = os.readlink(path)
         except (IOError, OSError) as e:
-            if e.errno in ABSENT_ERRNOS:
-                return None
-            raise
+            return self.failed(path, e)
         return os.path.normpath(os.path.join(os.path.dirname(path), target))
 
-    @staticmethod
-    def listdir(path):
+    def listdir(self, path):
         """Sorted entries of a directory; [] when absent/unreadable."""
         try:
             return sorted(os.listdir(path))
         except (IOError, OSError) as e:
-            if e.errno in ABSENT_ERRNOS:
-                return []
-            raise
+            self.failed(path, e)
+            return []
 
-    @staticmethod
-    def link_basename(path):
+    def link_basename(self, path):
         """Basename of a symlink's target (e.g. ``device/driver``), else None."""
         try:
             return os.path.basename(os.readlink(path))
         except (IOError, OSError) as e:
-            if e.errno in ABSENT_ERRNOS:
-                return None
-            raise
+            return self.failed(path, e)
 
     @staticmethod
     def realpath(path):

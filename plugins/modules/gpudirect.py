@@ -58,9 +58,22 @@ description:
     that ships C(nvidia_peermem)."
   - "Changes, only outside check mode: load (C(modprobe)) or unload (C(modprobe -r)) the peer-memory module, write or
     remove C(/etc/modules-load.d/rdma-fabric-gpudirect.conf) (mode 0644, atomically) with O(persist), and clear
-    the ACS redirect bits on the bridges found (C(setpci -s BDF ECAP_ACS+0x6.w=0000:002c), the bits the kernel's
-    own C(pci_disable_acs_redir) clears). A failure part-way undoes what was already done and says what was left.
-    ACS settings are lost at reboot: the C(rdma.fabric.gpudirect) role installs a systemd oneshot for that."
+    the ACS redirect bits on the bridges found (request redirect, completion redirect and egress control, the bits
+    the kernel's own C(pci_disable_acs_redir) clears; other bits are kept). The ACS control word is written through
+    the bridge's sysfs C(config) file, as C(setpci) does, after checking that the file still belongs to the planned
+    bridge and holds the value read, and read back after."
+  - "A failure part-way undoes what was already done and says what was left; so does a command that cannot be
+    started (gone, not executable) and a stop signal (SIGTERM, SIGINT, SIGHUP: an Ansible timeout, a cancelled
+    job). A signal during the undo waits for it to finish. Only SIGKILL leaves the changes unreported."
+  - "Reads and writes go to the same host: O(sysfs_path) and O(procfs_path) redirect the reads, so when they are not
+    C(<host_root>/sys) and C(<host_root>/proc) the module only reports (check mode or nothing to change) and refuses to
+    change anything, naming both options. In a container with the host's root mounted at, for example, C(/host), set
+    O(host_root=/host): then reads come from C(/host/sys), C(/host/proc) and libibverbs under C(/host), and writes go
+    there too (C(modprobe -d /host), the modules-load.d file under C(/host/etc), ACS words through C(/host/sys))."
+  - "ACS settings are lost at reboot: the C(rdma.fabric.gpudirect) role keeps them with a boot unit that finds each
+    GPU-NIC pair again by identity (RV(ansible_facts.gpudirect.acs.boot_config)), never by a bus address fixed now."
+  - "A read error is reported as unknown with a warning naming the file (never a traceback); an RDMA device that
+    disappears while read is left out with a warning."
 author:
   - rdma.fabric developers (@rdma-fabric)
 extends_documentation_fragment:
@@ -101,19 +114,25 @@ options:
     type: str
     choices: [audit, disable, ignore]
     default: audit
+  host_root:
+    description:
+      - Where the host's root file system is, as this process sees it - V(/) on the host; in a container that
+        mounts the host's root, that mount point (container mode, see the description). Reads and writes both go
+        under it.
+    type: path
+    default: /
   sysfs_path:
     description:
-      - The directory that plays C(/sys) (a container's bind mount of the host's sysfs, or a fixture tree).
-      - The libibverbs library is looked for under the folder that holds it (C(/) for C(/sys)).
+      - The directory that plays C(/sys); default C(<host_root>/sys).
+      - Any other directory (a fixture tree, a copy) makes the module read-only - it refuses to change anything.
+      - With another value, libibverbs is looked for under the folder that holds it.
     type: path
-    default: /sys
   procfs_path:
-    description: The directory that plays C(/proc).
+    description:
+      - The directory that plays C(/proc); default C(<host_root>/proc). Any other directory makes the module read-only.
     type: path
-    default: /proc
 requirements:
   - C(modprobe) (kmod) when a module has to be loaded or unloaded.
-  - C(setpci) (pciutils) when O(acs=disable) has bridges to change.
   - Root for changes and for reading ACS state.
 notes:
   - No GPU machine was available to the authors; the topology and ACS logic is tested on derived PCI trees
@@ -151,12 +170,17 @@ EXAMPLES = r"""
   ansible.builtin.debug:
     msg: "{{ ansible_facts.gpudirect.topology.nearest_nic }}"
 
-- name: Read a host's sysfs mounted into a container
+- name: From a container that mounts the host's root at /host (reads and writes both under /host)
   rdma.fabric.gpudirect:
-    sysfs_path: /host/sys
-    procfs_path: /host/proc
-    acs: ignore
-    persist: false
+    host_root: /host
+    acs: disable
+
+- name: Report on a copy of a host's sysfs (read-only; changes are refused)
+  rdma.fabric.gpudirect:
+    sysfs_path: /srv/captures/node17/sys
+    procfs_path: /srv/captures/node17/proc
+    acs: audit
+  check_mode: true
 """
 
 RETURN = r"""
@@ -175,13 +199,18 @@ actions:
       type: str
       sample: "0000:16:00.0"
     command:
-      description: The command line run (an argument list joined for display), or C(write PATH)/C(remove PATH).
+      description: The command line run (an argument list joined for display), C(write PATH)/C(remove PATH), or the ACS word written.
       type: str
-      sample: setpci -s 0000:16:00.0 ECAP_ACS+0x6.w=0000:002c
+      sample: write 0x0011 to the ACS control register of 0000:16:00.0 (config offset 0x14e, was 0x001d)
     done:
       description: Whether it was carried out (false in check mode and after a rollback).
       type: bool
       sample: true
+interrupted:
+  description: Whether a stop signal (SIGTERM, SIGINT, SIGHUP) ended the changes (they were undone as far as C(msg) says).
+  returned: when a change failed
+  type: bool
+  sample: false
 ansible_facts:
   description: Facts under C(gpudirect).
   returned: always
@@ -391,7 +420,25 @@ ansible_facts:
               description: GPU-NIC pairs on a shared switch and the bridges between them (from the GPU up, then down to the NIC).
               type: list
               elements: dict
-              sample: [{"gpu": "0000:19:00.0", "nic": "mlx5_0", "relation": "PIX", "bridges": ["0000:18:00.0", "0000:17:00.0", "0000:18:01.0"]}]
+              sample: [{"gpu": "0000:19:00.0", "nic": "mlx5_0", "nic_address": "0000:1a:00.0", "relation": "PIX",
+                        "bridges": ["0000:18:00.0", "0000:17:00.0", "0000:18:01.0"]}]
+            boot_config:
+              description:
+                - The record the role's boot unit reads (C(rdma-fabric gpudirect-acs)) - each pair whose path has an ACS
+                  capability, its GPU and NIC by identity (C(vendor_id), C(device_id), C(subsystem_vendor_id),
+                  C(subsystem_device_id), C(serial) - the PCIe Device Serial Number, C(slot) - the physical slot) and
+                  the path by the vendor:device of its bridges. Empty C(pairs) with O(acs=ignore).
+              type: dict
+              sample: {"schema": 1, "pairs": [{"gpu": {"vendor_id": "0x10de", "device_id": "0x2330", "subsystem_vendor_id": "0x10de",
+                       "subsystem_device_id": "0x16c1", "serial": "48-2d-b0-ff-fe-1a-2b-3c", "slot": null},
+                       "nic": {"vendor_id": "0x15b3", "device_id": "0x101d", "subsystem_vendor_id": "0x15b3",
+                       "subsystem_device_id": "0x0016", "serial": "b8-59-9f-03-00-d3-6f-12", "slot": null},
+                       "nic_name": "mlx5_0", "bridges": ["0x1000:0xc030", "0x1000:0xc030"]}]}
+            boot_problems:
+              description: Pairs left out of C(boot_config) because an endpoint's identity does not name exactly one device.
+              type: list
+              elements: str
+              sample: []
             bridges:
               description: ACS state of each of those bridges (empty with O(acs=ignore)).
               type: list
@@ -468,11 +515,10 @@ ansible_facts:
           sample: []
 """
 
-import os
-
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.rdma.fabric.plugins.module_utils import gpudirect as gd
+from ansible_collections.rdma.fabric.plugins.module_utils.pci import PciTopology
 from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
 
 
@@ -482,39 +528,64 @@ def main():
             peermem=dict(type="str", default="auto", choices=["auto", "present", "absent"]),
             persist=dict(type="bool", default=True),
             acs=dict(type="str", default="audit", choices=["audit", "disable", "ignore"]),
-            sysfs_path=dict(type="path", default="/sys"),
-            procfs_path=dict(type="path", default="/proc"),
+            host_root=dict(type="path", default="/"),
+            sysfs_path=dict(type="path"),
+            procfs_path=dict(type="path"),
         ),
         supports_check_mode=True,
     )
     p = module.params
-    for name in ("sysfs_path", "procfs_path"):
-        if not os.path.isdir(p[name]):
-            module.fail_json(msg="%s: %s is not a directory" % (name, p[name]))
-
-    tree = SysfsTree(p["sysfs_path"], p["procfs_path"])
-    facts = gd.gather(tree, p["acs"])
-    current_file = gd.read_text_file(gd.MODULES_LOAD_FILE)
     try:
-        actions = gd.plan(facts, p["peermem"], p["persist"], p["acs"], current_file)
+        roots = gd.resolve_roots(p["host_root"], p["sysfs_path"], p["procfs_path"])
     except gd.PlanError as exc:
-        module.fail_json(msg=str(exc), actions=[], ansible_facts={"gpudirect": facts})
+        module.fail_json(msg=str(exc))
+
+    tree = SysfsTree(roots["sysfs"], roots["procfs"])
+    libroot = roots["host_root"] if roots["host_reads"] else None
+
+    def read():
+        topo = PciTopology(tree)
+        return topo, gd.gather(tree, p["acs"], root=libroot, topo=topo)
+
+    def done(**result):
+        for warning in tree.all_warnings():
+            module.warn(warning)
+        if result.get("failed"):
+            del result["failed"]
+            module.fail_json(**result)
+        module.exit_json(**result)
+
+    topo, facts = read()
+    load_file = gd.rooted(roots["host_root"], gd.MODULES_LOAD_FILE)
+    current_file = gd.read_text_file(load_file, tree)
+    try:
+        actions = gd.plan(facts, p["peermem"], p["persist"], p["acs"], current_file, host_root=roots["host_root"],
+                          modules_load_file=load_file, topo=topo)
+    except gd.PlanError as exc:
+        done(failed=True, msg=str(exc), actions=[], ansible_facts={"gpudirect": facts})
 
     before = gd.state_view(facts, current_file)
     after = gd.predicted_view(before, actions)
     if actions and not module.check_mode:
+        if not roots["host_reads"]:
+            done(failed=True, actions=[a.as_dict() for a in actions], ansible_facts={"gpudirect": facts},
+                 msg="sysfs_path=%s and procfs_path=%s are not the sysfs and procfs of host_root=%s, so what was read "
+                     "is not the host the changes would hit (modprobe, ACS words, %s); nothing was changed. Leave "
+                     "sysfs_path and procfs_path unset (in a container: set host_root to where the host's root is "
+                     "mounted), or run in check mode to only report."
+                     % (roots["sysfs"], roots["procfs"], roots["host_root"], load_file))
         try:
             gd.ChangeRunner(module).run(actions)
         except gd.ChangeFailed as exc:
-            module.fail_json(msg="GPUDirect change failed: %s" % exc, actions=[a.as_dict() for a in actions],
-                             ansible_facts={"gpudirect": gd.gather(tree, p["acs"])})
-        facts = gd.gather(tree, p["acs"])
-        after = gd.state_view(facts, gd.read_text_file(gd.MODULES_LOAD_FILE))
+            done(failed=True, msg="GPUDirect change failed: %s" % exc, actions=[a.as_dict() for a in actions],
+                 interrupted=exc.interrupted, ansible_facts={"gpudirect": read()[1]})
+        topo, facts = read()
+        after = gd.state_view(facts, gd.read_text_file(load_file, tree))
 
     result = dict(changed=bool(actions), actions=[a.as_dict() for a in actions], ansible_facts={"gpudirect": facts})
     if module._diff:
         result["diff"] = {"before": before, "after": after}
-    module.exit_json(**result)
+    done(**result)
 
 
 if __name__ == "__main__":

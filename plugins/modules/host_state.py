@@ -41,6 +41,7 @@ options:
   paths:
     description:
       - Absolute paths to read. Each appears as a key of RV(paths).
+      - A path with a NUL byte or another control character (a newline) is refused, naming the path.
     type: list
     elements: path
     default: []
@@ -53,6 +54,8 @@ options:
     description:
       - systemd unit names (for example V(rdma-fabric-lossless.service) or an instance V(rdma-fabric-rxe@eth1.service))
         whose C(systemctl is-enabled) state to read, all in one C(systemctl) run.
+      - "A name must full-match C(NAME.TYPE): letters, digits and C(: _ . @ - \\) (as systemd allows), at most 255
+        characters, TYPE one of service, socket, target, timer, mount, automount, path, slice, scope, device, swap."
     type: list
     elements: str
     default: []
@@ -154,7 +157,8 @@ units:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.rdma.fabric.plugins.module_utils.host_state import read_path, unit_states
+from ansible_collections.rdma.fabric.plugins.module_utils.host_state import UNIT_NAME_RULE, is_unit_name, read_path, unit_states
+from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import PathError, check_path
 
 
 def main():
@@ -169,9 +173,14 @@ def main():
     relative = [p for p in module.params["paths"] if not os.path.isabs(p)]
     if relative:
         module.fail_json(msg="paths: every path must be absolute; got %s" % ", ".join(relative))
-    bad_units = [u for u in module.params["units"] if not u or u.startswith("-") or "/" in u]
+    for path in module.params["paths"]:
+        try:
+            check_path("paths", path)
+        except PathError as e:
+            module.fail_json(msg=str(e))
+    bad_units = [u for u in module.params["units"] if not is_unit_name(u)]
     if bad_units:
-        module.fail_json(msg="units: a unit name must not be empty, start with '-' or contain '/'; got %r" % bad_units)
+        module.fail_json(msg="units: %r not allowed; allowed: %s" % (bad_units, UNIT_NAME_RULE))
 
     paths = dict((p, read_path(p, checksum=module.params["checksum"])) for p in module.params["paths"])
     units = {}

@@ -436,8 +436,7 @@ def main():
             if pt.test_kind(spec["test"]) != "ping" and not p["device"]:
                 raise pt.PerftestError("device: required for %s (an RDMA device name such as mlx5_0 or rxe0)" % spec["test"])
             for name in ("min_bandwidth_gbps", "max_latency_us"):
-                if spec[name] is not None and spec[name] < 0:
-                    raise pt.PerftestError("%s: %s is negative; allowed: 0 or more" % (name, spec[name]))
+                pt.check_threshold(name, spec[name])
             spec["argv"] = pt.build_argv(
                 spec["test"], mode, device=p["device"], ib_port=p["ib_port"], gid_index=p["gid_index"],
                 tcp_port=spec["tcp_port"], server_ip=p["server_ip"], size=spec["size"],

@@ -21,6 +21,10 @@ description:
     (Soft-RoCE, driver C(rdma_rxe)) and siw (soft iWARP, driver C(siw)).
   - A host without RDMA devices gives an empty C(devices) list, not an error. An attribute the kernel
     refuses to read (EINVAL, ENOENT, EACCES, EOPNOTSUPP, EIO) or that is malformed is reported as null.
+    Any other read error (ETIMEDOUT, EBUSY, EAGAIN, ...) is reported as null too, with a warning that names
+    the file and the error; no read error ends the module.
+  - A device that disappears while it is read (driver unload, hot unplug, a deleted rxe link) is left out of
+    C(devices), with a warning, instead of being reported with null attributes.
   - "Port netdev: rxe's C(parent) file; for PCI devices the netdev in C(device/net/) whose C(dev_port)
     (older kernels: C(dev_id)) is the port number minus one (this maps IPoIB interfaces to their
     InfiniBand port too); else the netdev of the port's lowest GID. A VLAN, macvlan or IPoIB child
@@ -429,14 +433,18 @@ def main():
         ),
         supports_check_mode=True,
     )
+    warnings = []
     try:
         facts = gather_rdma_facts(
             sysfs_path=module.params["sysfs_path"],
             devices=module.params["devices"],
             gather_subset=module.params["gather_subset"],
+            warnings=warnings,
         )
     except RdmaFactsError as e:
         module.fail_json(msg=str(e))
+    for warning in warnings:
+        module.warn(warning)
     result = dict(changed=False, ansible_facts={"rdma": facts})
     if module._diff:
         result["diff"] = {"before": {}, "after": {}}

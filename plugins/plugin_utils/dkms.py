@@ -24,7 +24,7 @@ __metaclass__ = type
 import re
 
 STATES = ("added", "built", "installed", "installed-weak")
-_LINE_RE = re.compile(r"^(?P<left>[^:]+):\s*(?P<state>installed-weak|installed|built|added)\b(?P<rest>.*)$")
+_LINE_RE = re.compile(r"(?P<left>[^:]+):\s*(?P<state>installed-weak|installed|built|added)\b(?P<rest>.*)")  # re.fullmatch
 _EXTRA_RE = re.compile(r"\(([^()]*)\)")
 
 
@@ -41,7 +41,7 @@ def parse_status(text):
         line = line.strip()
         if not line:
             continue
-        m = _LINE_RE.match(line)
+        m = _LINE_RE.fullmatch(line)
         if not m:
             unparsed.append(line)
             continue

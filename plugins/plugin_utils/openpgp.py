@@ -197,6 +197,6 @@ def normalize_fingerprint(text):
     fpr = re.sub(r"\s+", "", str(text)).upper()
     if fpr.startswith("0X"):
         fpr = fpr[2:]
-    if not re.match(r"^([0-9A-F]{40}|[0-9A-F]{64})$", fpr):
+    if not re.fullmatch(r"[0-9A-F]{40}|[0-9A-F]{64}", fpr):
         raise OpenPGPError("%r is not a 40- or 64-digit hex fingerprint" % (text,))
     return fpr

@@ -98,3 +98,11 @@ def test_is_unused_gid_zero_interface_id():
     assert is_unused_gid("fe80:0000:0000:0000:0000:0000:0000:0000")  # 2013 kernels' unused slots
     assert not is_unused_gid("fe80:0000:0000:0000:0002:c903:00f9:bfa1")
     assert not is_unused_gid("0000:0000:0000:0000:0000:ffff:c000:020b")  # RoCE v2 IPv4
+
+
+def test_a_newline_inside_a_gid_is_no_gid():
+    """The group and IPv4 patterns used "$", which matches before a trailing newline: "ab\\n" passed as a hex group
+    and the result held a newline. Full-match now."""
+    assert normalise_gid("fe80::ab\n:1") is None
+    assert normalise_gid("::ffff:192.0.2.11\n:1") is None
+    assert gid_ip("0000:0000:0000:0000:0000:ffff:c000:020b\n") == ("192.0.2.11", 4)  # a sysfs read's newline: stripped

@@ -12,7 +12,9 @@ __metaclass__ = type
 
 import json
 import os
+import signal
 import stat
+import struct
 
 import pytest
 
@@ -26,6 +28,7 @@ from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
     build_ready_host,
     build_switch_box,
     config_space,
+    set_acs_control,
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -322,20 +325,35 @@ def test_host_without_gpu(tmp_path):
 # --------------------------------------------------------------------------
 # plan
 # --------------------------------------------------------------------------
-def test_plan_acs_disable_uses_value_mask_and_remembers_old_value(tmp_path):
-    facts = gather(build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT))
+def test_plan_acs_disable_clears_the_redirect_bits_and_remembers_old_value(tmp_path):
+    builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    tree = tree_of(builder)
+    topo = PciTopology(tree)
+    facts = gpudirect.gather(tree, "audit", topo=topo)
     assert facts["reasons"] == [
         "ACS request-redirect and completion-redirect are on at 0000:17:00.0 between GPU 0000:18:00.0 and mlx5_0",
         "ACS request-redirect and completion-redirect are on at 0000:17:01.0 between GPU 0000:18:00.0 and mlx5_0",
     ]
-    assert gpudirect.plan(facts, "auto", True, "audit", None) == []
-    actions = gpudirect.plan(facts, "auto", True, "disable", None)
-    assert [(a.argv, a.undo_argv) for a in actions] == [
-        (["setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=0000:002c"], ["setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=001d"]),
-        (["setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=0000:002c"], ["setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=001d"]),
+    assert gpudirect.plan(facts, "auto", True, "audit", None, topo=topo) == []
+    actions = gpudirect.plan(facts, "auto", True, "disable", None, topo=topo)
+    assert [(a.kind, a.target, a.argv, a.acs) for a in actions] == [
+        ("acs_disable", address, None, {"config": os.path.join(builder.paths[address], "config"), "offset": 0x14E,
+                                        "old": 0x001D, "new": 0x0011, "ids": ["0x1000", "0xc030"]})
+        for address in ("0000:17:00.0", "0000:17:01.0")
     ]
+    assert actions[0].describe() == ("write 0x0011 to the ACS control register of 0000:17:00.0 "
+                                     "(config offset 0x14e, was 0x001d)")
     before = gpudirect.state_view(facts, None)
     assert gpudirect.predicted_view(before, actions)["acs_control"] == {"0000:17:00.0": "0x0011", "0000:17:01.0": "0x0011"}
+
+
+def test_plan_in_container_mode_roots_modprobe_and_the_file(tmp_path):
+    facts = gather(build_ready_host(tmp_path, driver_flavour="proprietary"))
+    actions = gpudirect.plan(facts, "auto", True, "audit", None, host_root="/host")
+    assert [(a.kind, a.argv, a.undo_argv, a.path) for a in actions] == [
+        ("load_module", ["modprobe", "-d", "/host", "nvidia_peermem"], ["modprobe", "-d", "/host", "-r", "nvidia_peermem"], None),
+        ("write_file", None, None, "/host/etc/modules-load.d/rdma-fabric-gpudirect.conf"),
+    ]
 
 
 def test_plan_peermem_modes(tmp_path):
@@ -373,22 +391,27 @@ def test_plan_absent_unloads_both(tmp_path):
 # --------------------------------------------------------------------------
 class FakeModule(object):
     """Test double for AnsibleModule: records the argv lists it is asked to run
-    and answers from a script, because modprobe and setpci need root and real
-    hardware. ``atomic_move`` is a plain rename, as the real one is on one
-    filesystem."""
+    and answers from a script, because modprobe needs root and a kernel that
+    has the module. ``atomic_move`` is a plain rename, as the real one is on
+    one filesystem. ``on_run(argv)`` runs in the middle of a command (to send
+    a real signal to this process, as Ansible's timeout would)."""
 
-    def __init__(self, failing=()):
+    def __init__(self, failing=(), on_run=None):
         self.commands = []
         self.failing = failing
+        self.on_run = on_run
 
     @staticmethod
     def get_bin_path(name, required=False):
         return "/usr/sbin/" + name
 
-    def run_command(self, argv):
+    def run_command(self, argv, handle_exceptions=True):
+        assert handle_exceptions is False  # a command that cannot start must raise into the rollback
         self.commands.append(argv)
+        if self.on_run:
+            self.on_run(argv)
         if any(part in argv for part in self.failing):
-            return 1, "", "setpci: Capability ACS not found"
+            return 1, "", "modprobe: FATAL: Module %s not found" % argv[-1]
         return 0, "", ""
 
     @staticmethod
@@ -411,32 +434,93 @@ def test_runner_writes_file_atomically_with_mode(tmp_path, monkeypatch):
     assert os.listdir(os.path.dirname(path)) == ["x.conf"]
 
 
+def acs_words_of(builder, *addresses):
+    return [struct.unpack_from("<H", builder.read_config(a), 0x14E)[0] for a in addresses]
+
+
+def planned(builder, acs="disable", peermem="auto", current_file=None, modules_load_file=None):
+    tree = tree_of(builder)
+    topo = PciTopology(tree)
+    facts = gpudirect.gather(tree, "audit", topo=topo)
+    return gpudirect.plan(facts, peermem, True, acs, current_file, modules_load_file=modules_load_file, topo=topo)
+
+
 def test_runner_restores_what_it_did_when_a_step_fails(tmp_path):
+    """Real ACS writes into the tree's config files; the second bridge disappears before its turn (ENOENT)."""
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT, driver_flavour="proprietary")
     path = str(tmp_path / "x.conf")
     with open(path, "w") as handle:
         handle.write("old\n")
-    actions = [
-        gpudirect.Action("write_file", path, path=path, content="new\n", old_content="old\n"),
-        gpudirect.Action("acs_disable", "0000:17:00.0", argv=["setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=0000:002c"],
-                         undo_argv=["setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=001d"]),
-        gpudirect.Action("acs_disable", "0000:17:01.0", argv=["setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=0000:002c"],
-                         undo_argv=["setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=001d"]),
-    ]
-    module = FakeModule(failing=("0000:17:01.0",))
+    actions = planned(builder, current_file="old\n", modules_load_file=path)
+    assert kinds(actions) == [("load_module", "nvidia_peermem"), ("write_file", path),
+                              ("acs_disable", "0000:17:00.0"), ("acs_disable", "0000:17:01.0")]
+    os.unlink(os.path.join(builder.paths["0000:17:01.0"], "config"))  # hot-removed between plan and change
+    module = FakeModule()
     with pytest.raises(gpudirect.ChangeFailed) as err:
         gpudirect.ChangeRunner(module).run(actions)
-    assert module.commands == [
-        ["/usr/sbin/setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=0000:002c"],
-        ["/usr/sbin/setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=0000:002c"],
-        ["/usr/sbin/setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=001d"],   # undo, newest first
-    ]
+    assert module.commands == [["/usr/sbin/modprobe", "nvidia_peermem"], ["/usr/sbin/modprobe", "-r", "nvidia_peermem"]]
     with open(path) as handle:
         assert handle.read() == "old\n"
+    assert acs_words_of(builder, "0000:17:00.0") == [ACS_CTRL_LINUX_DEFAULT]   # written, then written back
     message = str(err.value)
-    assert message.startswith("setpci -s 0000:17:01.0 ECAP_ACS+0x6.w=0000:002c: ")
-    assert "rc=1" in message and "Capability ACS not found" in message
-    assert "restored: setpci -s 0000:17:00.0 ECAP_ACS+0x6.w=0000:002c, write %s" % path in message
-    assert not any(a.done for a in actions)
+    assert message.startswith("write 0x0011 to the ACS control register of 0000:17:01.0 (config offset 0x14e, was 0x001d): "
+                              "cannot read the configuration space ")
+    assert message.endswith("; restored: write 0x0011 to the ACS control register of 0000:17:00.0 (config offset 0x14e, "
+                            "was 0x001d), write %s, modprobe nvidia_peermem" % path)
+    assert not any(a.done for a in actions) and not err.value.interrupted
+
+
+def test_runner_refuses_an_acs_word_someone_else_changed(tmp_path):
+    builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    actions = planned(builder)
+    builder.write_config("0000:17:01.0", set_acs_control(builder.read_config("0000:17:01.0"), 0x0005))
+    with pytest.raises(gpudirect.ChangeFailed) as err:
+        gpudirect.ChangeRunner(FakeModule()).run(actions)
+    assert "reads 0x0005, not 0x001d: changed by someone else" in str(err.value)
+    assert acs_words_of(builder, "0000:17:00.0", "0000:17:01.0") == [ACS_CTRL_LINUX_DEFAULT, 0x0005]
+
+
+def test_sigterm_during_a_change_undoes_everything_done(tmp_path):
+    """A REAL SIGTERM (sent to this process in the middle of a command, as Ansible's timeout does) rolls back
+    the step it interrupted and every one before it; a second SIGTERM during the rollback waits for its end."""
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    path = str(tmp_path / "x.conf")
+    actions = planned(builder, current_file=None, modules_load_file=path)[::-1]  # ACS words first, here
+    actions.insert(2, gpudirect.Action("write_file", path, path=path, content="new\n", old_content=None))
+    actions.append(gpudirect.Action("load_module", "nvidia_peermem", argv=["modprobe", "nvidia_peermem"],
+                                    undo_argv=["modprobe", "-r", "nvidia_peermem"]))
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def kill_me(argv):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    module = FakeModule(on_run=kill_me)
+    with pytest.raises(gpudirect.ChangeFailed) as err:
+        gpudirect.ChangeRunner(module).run(actions)
+    assert err.value.interrupted
+    # the interrupted modprobe was undone (the undo itself got a SIGTERM too: it was held until the end)
+    assert module.commands == [["/usr/sbin/modprobe", "nvidia_peermem"], ["/usr/sbin/modprobe", "-r", "nvidia_peermem"]]
+    assert acs_words_of(builder, "0000:17:00.0", "0000:17:01.0") == [ACS_CTRL_LINUX_DEFAULT] * 2
+    assert not os.path.exists(path)
+    message = str(err.value)
+    assert message.startswith("modprobe nvidia_peermem: interrupted by SIGTERM; restored: modprobe nvidia_peermem, ")
+    assert message.endswith("; SIGTERM arrived during the rollback, which ran to its end")
+    assert signal.getsignal(signal.SIGTERM) is previous
+
+
+def test_a_command_that_cannot_start_is_rolled_back_like_a_failure(tmp_path):
+    builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    actions = planned(builder) + [gpudirect.Action("load_module", "nvidia_peermem", argv=["modprobe", "nvidia_peermem"],
+                                                   undo_argv=["modprobe", "-r", "nvidia_peermem"])]
+
+    class Gone(FakeModule):
+        def run_command(self, argv, handle_exceptions=True):
+            raise FileNotFoundError(2, "No such file or directory", argv[0])  # what subprocess raises
+
+    with pytest.raises(gpudirect.ChangeFailed) as err:
+        gpudirect.ChangeRunner(Gone()).run(actions)
+    assert str(err.value).startswith("modprobe nvidia_peermem: cannot run: No such file or directory (ENOENT); restored: ")
+    assert acs_words_of(builder, "0000:17:00.0", "0000:17:01.0") == [ACS_CTRL_LINUX_DEFAULT] * 2
 
 
 def test_config_space_builder_matches_reader(tmp_path):
@@ -479,3 +563,141 @@ def test_nic_matrix_on_the_shared_fixture():
         assert sorted(matrix[a]) == [b for b in nics if b != a]
         for b in matrix[a]:
             assert matrix[a][b] == matrix[b][a] == topo.relation(a, b)
+
+
+def test_a_library_name_with_a_newline_is_not_libibverbs(tmp_path):
+    """A file really named "libibverbs.so.1.99.99.0\\n" passed the "$"-anchored pattern and won as the newest."""
+    builder = build_ready_host(tmp_path, libibverbs=None)
+    builder.libibverbs("libibverbs.so.1.14.48.0", libdir=("usr", "lib64"))
+    builder.libibverbs("libibverbs.so.1.99.99.0\n", libdir=("usr", "lib64"))
+    facts = gather(builder)
+    assert facts["dmabuf"]["rdma_core_version"] == "48" and facts["dmabuf"]["libibverbs"] == "libibverbs.so.1.14.48.0"
+
+
+# --------------------------------------------------------------------------
+# ACS at boot: the record names devices by identity, the path is recomputed
+# --------------------------------------------------------------------------
+def boot_record(builder, tmp_path, name="gpudirect-acs.json"):
+    facts = gather(builder)
+    path = str(tmp_path / name)
+    with open(path, "w") as handle:
+        json.dump(facts["acs"]["boot_config"], handle)
+    return facts, path
+
+
+def run_cli(*argv):
+    import io
+    out = io.StringIO()
+    code = gpudirect.cli_main(list(argv), out=out)
+    return code, out.getvalue().splitlines()
+
+
+def test_boot_record_names_endpoints_by_identity_and_the_path_by_shape(tmp_path):
+    facts, dummy = boot_record(build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT), tmp_path)
+    assert facts["acs"]["boot_problems"] == []
+    assert facts["acs"]["boot_config"] == {"schema": 1, "pairs": [{
+        "gpu": {"vendor_id": "0x10de", "device_id": "0x2330", "subsystem_vendor_id": "0x10de",
+                "subsystem_device_id": "0x16c1", "serial": "48-2d-b0-ff-fe-1a-2b-3c", "slot": None},
+        "nic": {"vendor_id": "0x15b3", "device_id": "0x101d", "subsystem_vendor_id": "0x15b3",
+                "subsystem_device_id": "0x0016", "serial": "b8-59-9f-03-00-d3-6f-12", "slot": None},
+        "nic_name": "mlx5_0",
+        "bridges": ["0x1000:0xc030", "0x1000:0xc030", "0x1000:0xc030"],
+    }]}
+    assert "0000:17" not in json.dumps(facts["acs"]["boot_config"])  # no bus address in it
+
+
+def test_boot_after_renumbering_clears_the_right_bridges_only(tmp_path):
+    """Applied when the switch sat at bus 0x16-0x17; after a BIOS change it sits at 0x26-0x27, and another
+    switch (with another GPU) now has the old addresses 0000:17:00.0/0000:17:01.0. A record of bus addresses
+    would clear ACS there: the wrong bridges. The identity record finds the GPU and NIC at their new addresses."""
+    dummy, record = boot_record(build_ready_host(tmp_path / "before", acs_ctrl=ACS_CTRL_LINUX_DEFAULT), tmp_path)
+    after = build_ready_host(tmp_path / "after", acs_ctrl=ACS_CTRL_LINUX_DEFAULT, bus=0x25)
+    hb = after.host_bridge("pci0000:15")
+    rp = after.bridge(hb, "0000:15:01.0", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    usp = after.bridge(rp, "0000:16:00.0")
+    other0 = after.bridge(usp, "0000:17:00.0", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    after.bridge(usp, "0000:17:01.0", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    after.gpu(other0, "0000:18:00.0", serial=0x1111222233334444)  # another GPU of the same model
+    code, lines = run_cli("--config", record, "--sysfs-path", after.sys)
+    assert code == 0, lines
+    assert lines == [
+        "gpudirect-acs: GPU 0000:28:00.0 / NIC 0000:29:00.0: 0000:27:00.0 ACS 0x001d -> 0x0011",
+        "gpudirect-acs: GPU 0000:28:00.0 / NIC 0000:29:00.0: 0000:26:00.0 ACS absent",
+        "gpudirect-acs: GPU 0000:28:00.0 / NIC 0000:29:00.0: 0000:27:01.0 ACS 0x001d -> 0x0011",
+    ]
+    words = [struct.unpack_from("<H", after.read_config(a), 0x14E)[0]
+             for a in ("0000:27:00.0", "0000:27:01.0", "0000:17:00.0", "0000:17:01.0")]
+    assert words == [0x0011, 0x0011, ACS_CTRL_LINUX_DEFAULT, ACS_CTRL_LINUX_DEFAULT]
+    assert run_cli("--config", record, "--sysfs-path", after.sys)[0] == 0  # again: already off, nothing written
+
+
+def test_boot_check_mode_changes_nothing(tmp_path):
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    dummy, record = boot_record(builder, tmp_path)
+    code, lines = run_cli("--config", record, "--sysfs-path", builder.sys, "--check")
+    assert code == 0 and lines[0].endswith("0000:17:00.0 ACS 0x001d would become 0x0011")
+    assert acs_words_of(builder, "0000:17:00.0", "0000:17:01.0") == [ACS_CTRL_LINUX_DEFAULT] * 2
+
+
+def test_boot_skips_a_pair_it_cannot_find_for_sure(tmp_path):
+    """The GPU was swapped (another serial number): the pair is skipped, no bridge is touched, exit 1."""
+    dummy, record = boot_record(build_ready_host(tmp_path / "before", acs_ctrl=ACS_CTRL_LINUX_DEFAULT), tmp_path)
+    swapped = build_ready_host(tmp_path / "after", acs_ctrl=ACS_CTRL_LINUX_DEFAULT, gpu_serial=0x99)
+    code, lines = run_cli("--config", record, "--sysfs-path", swapped.sys)
+    assert code == 1
+    assert lines == ["gpudirect-acs: GPU 48-2d-b0-ff-fe-1a-2b-3c / NIC mlx5_0: skipped, the GPU is not found for sure: "
+                     "no device with vendor 0x10de device 0x2330 subsystem 0x10de:0x16c1 serial number 48-2d-b0-ff-fe-1a-2b-3c"]
+    assert acs_words_of(swapped, "0000:17:00.0", "0000:17:01.0") == [ACS_CTRL_LINUX_DEFAULT] * 2
+
+
+def test_boot_skips_a_path_whose_shape_changed(tmp_path):
+    dummy, record = boot_record(build_ready_host(tmp_path / "before", acs_ctrl=ACS_CTRL_LINUX_DEFAULT), tmp_path)
+    with open(record) as handle:
+        config = json.load(handle)
+    config["pairs"][0]["bridges"][0] = "0x10b5:0x8747"  # as if another switch model had been between them
+    with open(record, "w") as handle:
+        json.dump(config, handle)
+    same = build_ready_host(tmp_path / "after", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    code, lines = run_cli("--config", record, "--sysfs-path", same.sys)
+    assert code == 1 and "skipped, the path between them changed" in lines[0]
+    assert acs_words_of(same, "0000:17:00.0", "0000:17:01.0") == [ACS_CTRL_LINUX_DEFAULT] * 2
+
+
+def test_slots_identify_endpoints_without_serial_numbers(tmp_path):
+    dummy, record = boot_record(build_ready_host(tmp_path / "before", acs_ctrl=ACS_CTRL_LINUX_DEFAULT, gpu_serial=None,
+                                                 nic_serial=None, slots=True), tmp_path)
+    with open(record) as handle:
+        assert [p["gpu"]["slot"] for p in json.load(handle)["pairs"]] == ["1"]
+    after = build_ready_host(tmp_path / "after", acs_ctrl=ACS_CTRL_LINUX_DEFAULT, gpu_serial=None, nic_serial=None,
+                             slots=True, bus=0x45)
+    assert run_cli("--config", record, "--sysfs-path", after.sys)[0] == 0
+    assert acs_words_of(after, "0000:47:00.0", "0000:47:01.0") == [0x0011, 0x0011]
+
+
+def test_identical_endpoints_without_serial_or_slot_are_not_recorded(tmp_path):
+    """Two GPUs of one model, no serial number, no slot: after a renumbering nothing tells them apart, so the
+    pairs are left out of the record (boot_problems says why) rather than guessed."""
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT, gpu_serial=None)
+    hb = builder.host_bridge("pci0000:80")
+    rp = builder.bridge(hb, "0000:80:01.0", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    builder.gpu(rp, "0000:81:00.0")
+    facts = gather(builder)
+    assert facts["acs"]["boot_config"]["pairs"] == []
+    assert facts["acs"]["boot_problems"] == [
+        "ACS between GPU 0000:18:00.0 and mlx5_0 cannot be kept across reboots: GPU 0000:18:00.0: 2 devices with "
+        "vendor 0x10de device 0x2330 subsystem 0x10de:0x16c1 (0000:18:00.0, 0000:81:00.0): cannot tell which "
+        "(no PCIe serial number or physical slot tells the devices apart)"]
+
+
+@pytest.mark.parametrize("content,code,text", [
+    ("not json", 2, "cannot read"),
+    ('{"schema": 2, "pairs": []}', 2, "not an ACS boot record of schema 1"),
+    ('{"schema": 1, "pairs": [{"gpu": {}, "nic": {}, "bridges": "x"}]}', 2, "pairs[0].gpu is not a device identity"),
+    ('{"schema": 1, "pairs": []}', 0, None),
+])
+def test_boot_record_is_checked(tmp_path, content, code, text):
+    path = tmp_path / "record.json"
+    path.write_text(content)
+    got, lines = run_cli("--config", str(path), "--sysfs-path", str(tmp_path))
+    assert got == code
+    assert (text is None and lines == []) or text in lines[0]

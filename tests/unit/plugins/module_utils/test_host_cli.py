@@ -84,7 +84,7 @@ def test_dispatch_is_lazy_and_reports_bad_usage(capsys):
                           universal_newlines=True, timeout=120, check=False)
     assert proc.returncode == 2 and "cannot list /nonexistent" in proc.stderr
     assert host_cli.main(["metrix"]) == 2
-    assert "unknown subcommand 'metrix'; one of: health-check, metrics, qos-apply" in capsys.readouterr().err
+    assert "unknown subcommand 'metrix'; one of: gpudirect-acs, health-check, metrics, qos-apply" in capsys.readouterr().err
     assert host_cli.main([]) == 2 and "usage: rdma-fabric SUBCOMMAND" in capsys.readouterr().err
     assert host_cli.main(["--help"]) == 0 and "qos-apply" in capsys.readouterr().out
 

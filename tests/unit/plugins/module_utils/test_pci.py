@@ -223,3 +223,9 @@ def test_lab_capture_nonroot_config_is_64_bytes(tmp_path):
     builder = load_capture(tmp_path, LAB_CAPTURE, as_root=False)
     topo = PciTopology(SysfsTree(builder.sys))
     assert set(len(topo.read_config(a)) for a in topo.devices) == {64}
+
+
+def test_pci_addresses_full_match():
+    """"$" matched before a trailing newline; a folder named "0000:3b:00.0\\n" is not a PCI function."""
+    assert is_pci_address("0000:3b:00.0") and is_pci_address("10000:01:00.0")
+    assert not is_pci_address("0000:3b:00.0\n") and not is_pci_address("x0000:3b:00.0") and not is_pci_address(None)

@@ -18,7 +18,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import builtins
 import copy
 import errno
 import glob
@@ -41,6 +40,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import (
     parse_rate_gbps,
 )
 from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.tests.unit.fixtures.read_faults import KernelRefusals
 from ansible_collections.rdma.fabric.tests.unit.fixtures.sysfs.synthetic_host import build_host
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -66,88 +66,6 @@ def copy_fixture(name, dest):
 def port_of(facts, device, number=1):
     dev = [d for d in facts["devices"] if d["name"] == device][0]
     return [p for p in dev["ports"] if p["number"] == number][0]
-
-
-# --------------------------------------------------------------------------
-# Test double: the kernel refusing reads
-# --------------------------------------------------------------------------
-class KernelRefusals(object):
-    """TEST DOUBLE for sysfs attributes whose read() fails in the kernel.
-
-    On a live host, ``gid_attrs/types/<i>`` and ``gid_attrs/ndevs/<i>`` of an
-    empty GID slot (and ``ndevs`` of every InfiniBand GID) exist, open fine,
-    and then read() fails with EINVAL; root-only or driver-specific files fail
-    with EACCES, EOPNOTSUPP or EIO. A regular file cannot do that, so this
-    double wraps ``os.open``/``os.read``/``os.close`` and ``open`` for the
-    test: opening a listed path succeeds and reading it raises ``err``,
-    exactly where the kernel fails. A listed path that does not exist in the
-    tree opens too (as the kernel's file would), so a capture's
-    ``_read_errors.json`` can be replayed without writing its files. Every
-    other file reads normally.
-    """
-
-    def __init__(self, monkeypatch, paths, err=errno.EINVAL):
-        self.paths = set(os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p)) for p in paths)
-        self.err = err
-        self.bad_fds = set()
-        self.refused = []
-        real_open, real_read, real_close = os.open, os.read, os.close
-        real_builtin_open = builtins.open
-        double = self
-
-        def fake_open(path, flags, mode=0o777, *, dir_fd=None):
-            if dir_fd is not None and not os.path.isabs(path):
-                full = os.path.join(os.readlink("/proc/self/fd/%d" % dir_fd), path)
-            else:
-                full = os.path.realpath(path)
-            if full not in double.paths:
-                return real_open(path, flags, mode, dir_fd=dir_fd)
-            try:
-                fd = real_open(path, flags, mode, dir_fd=dir_fd)
-            except FileNotFoundError:
-                fd = real_open(os.devnull, os.O_RDONLY)
-            double.bad_fds.add(fd)
-            return fd
-
-        def fake_read(fd, n):
-            if fd in double.bad_fds:
-                double.refused.append(fd)
-                raise OSError(double.err, os.strerror(double.err))
-            return real_read(fd, n)
-
-        def fake_close(fd):
-            double.bad_fds.discard(fd)
-            return real_close(fd)
-
-        class RefusingFile(object):
-            def __init__(self, f):
-                self.f = f
-
-            def read(self, *args):
-                double.refused.append(self.f.name)
-                raise OSError(double.err, os.strerror(double.err))
-
-            def __enter__(self):
-                return self
-
-            def __exit__(self, *exc):
-                self.f.close()
-                return False
-
-            def close(self):
-                self.f.close()
-
-        def fake_builtin_open(path, *args, **kwargs):
-            if isinstance(path, (str, bytes, os.PathLike)) and os.path.realpath(path) in double.paths:
-                if not os.path.exists(path):
-                    return RefusingFile(real_builtin_open(os.devnull, "rb"))
-                return RefusingFile(real_builtin_open(path, *args, **kwargs))
-            return real_builtin_open(path, *args, **kwargs)
-
-        monkeypatch.setattr(os, "open", fake_open)
-        monkeypatch.setattr(os, "read", fake_read)
-        monkeypatch.setattr(os, "close", fake_close)
-        monkeypatch.setattr(builtins, "open", fake_builtin_open)
 
 
 def materialise_read_errors(sys_root, decoys=None):
@@ -951,7 +869,7 @@ def parse_ibv_devinfo(text):
         m = re.match(r"^\s+link_layer:\s+(\S+)", line)
         if m:
             port["link_layer"] = m.group(1)
-        m = re.match(r"^\s+GID\[\s*(\d+)\]:\s+([^,\s]+)(?:, (.+))?$", line)
+        m = re.fullmatch(r"\s+GID\[\s*(\d+)\]:\s+([^,\s]+)(?:, (.+))?", line)
         if m:
             port["gids"][int(m.group(1))] = (m.group(2), (m.group(3) or "").strip() or None)
     return result
@@ -1168,6 +1086,17 @@ def test_no_fork_means_reading_everything_here(big_host, monkeypatch):
     assert _open_fds() == fds
 
 
+def test_no_pipe_means_reading_everything_here(big_host, monkeypatch):
+    """EMFILE from os.pipe (a process out of descriptors) used to end the module: the share is read here instead."""
+    expected = gather_rdma_facts(big_host, workers=1)
+
+    def no_pipe():
+        raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+
+    monkeypatch.setattr(os, "pipe", no_pipe)
+    assert gather_rdma_facts(big_host, workers=4) == expected
+
+
 def test_default_workers_follow_devices_and_cpus(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     assert [rdma_facts.default_workers(n) for n in (0, 1, 31, 63, 64, 80, 1000)] == [1, 1, 1, 1, 2, 2, 2]
@@ -1175,3 +1104,115 @@ def test_default_workers_follow_devices_and_cpus(monkeypatch):
     assert [rdma_facts.default_workers(n) for n in (31, 96, 1000)] == [1, 3, 8]
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert rdma_facts.default_workers(1000) == 1
+
+
+# --------------------------------------------------------------------------
+# Faults: unexpected read errors and devices that disappear while read
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("err", [errno.ETIMEDOUT, errno.EBUSY, errno.EAGAIN])
+def test_unexpected_read_errors_read_as_unknown_with_a_warning(tmp_path, monkeypatch, err):
+    """These errnos used to end the module with a traceback; now the value is null and a warning names the file."""
+    sys_root = copy_fixture("derived_roce_mlx5_ofed", tmp_path)
+    clean = gather_rdma_facts(sys_root)
+    dev_dir = os.path.realpath(os.path.join(sys_root, "class", "infiniband", "mlx5_0"))
+    bad = [os.path.join(dev_dir, "fw_ver"), os.path.join(dev_dir, "ports", "1", "rate")]
+    KernelRefusals(monkeypatch, bad, err)
+    warnings = []
+    facts = gather_rdma_facts(sys_root, warnings=warnings)
+    (dev,) = facts["devices"]
+    assert dev["fw_ver"] is None and dev["ports"][0]["rate"] is None and dev["ports"][0]["rate_gbps"] is None
+    # everything else as before
+    want = copy.deepcopy(clean)
+    want["devices"][0]["fw_ver"] = None
+    want["devices"][0]["ports"][0].update(rate=None, rate_gbps=None)
+    assert facts == want
+    assert warnings == ["could not read %s: %s (%s); reported as unknown" % (path, os.strerror(err), errno.errorcode[err])
+                        for path in bad]
+
+
+class VanishOnOpen(object):
+    """FAULT INJECTION: removes an RDMA device's sysfs folder and class entry (as the kernel does on a driver unload
+    or hot unplug) at the moment the gatherer opens one of its files, so the rest of that device's reads find it gone
+    for real."""
+
+    def __init__(self, monkeypatch, sys_root, device, trigger="ports/1/state"):
+        self.class_link = os.path.join(sys_root, "class", "infiniband", device)
+        self.dev_dir = os.path.realpath(self.class_link)
+        self.trigger = trigger
+        self.fired = False
+        real_open = os.open
+        double = self
+
+        def vanishing_open(path, flags, mode=0o777, *, dir_fd=None):
+            if not double.fired and dir_fd is not None and path == double.trigger.split("/", 2)[-1] and \
+                    os.readlink("/proc/self/fd/%d" % dir_fd) == os.path.join(double.dev_dir, *double.trigger.split("/")[:-1]):
+                double.fired = True
+                shutil.rmtree(double.dev_dir)
+                os.unlink(double.class_link)
+            return real_open(path, flags, mode, dir_fd=dir_fd)
+
+        monkeypatch.setattr(os, "open", vanishing_open)
+
+
+def test_a_device_that_vanishes_mid_read_is_reported_gone(tmp_path, monkeypatch):
+    sys_root = copy_fixture("derived_rxe", tmp_path)
+    double = VanishOnOpen(monkeypatch, sys_root, "rxe0")
+    warnings = []
+    facts = gather_rdma_facts(sys_root, warnings=warnings)
+    assert double.fired
+    assert facts["devices"] == [] and facts["netdevs"] == {}
+    assert warnings == ["RDMA device rxe0 disappeared while its facts were read (%s is gone or changed): left out"
+                        % os.path.join(sys_root, "class", "infiniband", "rxe0")]
+
+
+def test_a_listed_device_already_gone_is_left_out(tmp_path):
+    sys_root = copy_fixture("derived_rxe", tmp_path)
+    shutil.rmtree(os.path.realpath(os.path.join(sys_root, "class", "infiniband", "rxe0")))  # the class link dangles
+    warnings = []
+    assert gather_rdma_facts(sys_root, warnings=warnings)["devices"] == []
+    assert len(warnings) == 1 and warnings[0].startswith("RDMA device rxe0 disappeared")
+
+
+def test_workers_report_vanished_devices_and_read_errors(tmp_path, monkeypatch):
+    """Forked workers send their warnings back with their devices; a vanished device is left out there too."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_facts", os.path.join(HERE, "..", "..", "..", "..", "benchmarks", "facts.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    sys_root = str(tmp_path / "sys")
+    bench.build_host(sys_root)
+    clean = gather_rdma_facts(sys_root, workers=1)
+    names = [d["name"] for d in clean["devices"]]
+    gone, flaky = names[-1], names[-2]  # both read by the last worker
+    VanishOnOpen(monkeypatch, sys_root, gone)
+    flaky_rate = os.path.join(os.path.realpath(os.path.join(sys_root, "class", "infiniband", flaky)), "ports", "1", "rate")
+    KernelRefusals(monkeypatch, [flaky_rate], errno.ETIMEDOUT)
+    parent = os.getpid()
+    seen = tmp_path / "read-by"  # a file: the workers' memory is their own
+    real_device = rdma_facts.RdmaFactsGatherer._device
+
+    def device(self, name):
+        if name == gone:
+            with open(str(seen), "a") as handle:
+                handle.write("%d\n" % os.getpid())
+        return real_device(self, name)
+
+    monkeypatch.setattr(rdma_facts.RdmaFactsGatherer, "_device", device)
+    warnings = []
+    facts = gather_rdma_facts(sys_root, workers=4, warnings=warnings)
+    pids = [int(pid) for pid in seen.read_text().split()]
+    assert pids and parent not in pids  # read (and found gone) in a worker
+    assert [d["name"] for d in facts["devices"]] == names[:-1]
+    assert port_of(facts, flaky)["rate"] is None
+    assert sorted(warnings) == sorted([
+        "could not read %s: %s (ETIMEDOUT); reported as unknown" % (flaky_rate, os.strerror(errno.ETIMEDOUT)),
+        "RDMA device %s disappeared while its facts were read (%s is gone or changed): left out"
+        % (gone, os.path.join(sys_root, "class", "infiniband", gone)),
+    ])
+    assert _no_children_left()
+
+
+@pytest.mark.parametrize("bad", ["/sys\0/x", "/sys\n", "\0"])
+def test_sysfs_path_with_nul_or_control_characters_is_refused_by_name(bad):
+    with pytest.raises(RdmaFactsError, match=r"^sysfs_path: .* contains a (NUL byte|control character)"):
+        gather_rdma_facts(bad)

@@ -80,8 +80,11 @@ def test_qib_has_no_fw_ver_and_mlx4_has():
     assert mlx4["fw_ver"] == "2.11.500" and mlx4["driver"] == "mlx4_core"
 
 
-def test_dangling_class_link_is_a_device_of_unknowns():
-    """scif0 (Xeon Phi) is a class link whose target was not captured: reported, every value unknown, no traceback."""
-    facts = gather_rdma_facts(_sys("real_hwloc_stampede_mlx4"))
-    scif = [d for d in facts["devices"] if d["name"] == "scif0"][0]
-    assert scif["ports"] == [] and scif["node_type"] is None and scif["pci_address"] is None
+def test_dangling_class_link_is_a_device_that_is_gone():
+    """scif0 (Xeon Phi) is a class link whose target was not captured. On a live host that is a device that went away
+    between the listing and the read (sysfs removes the link with the device), so it is left out with a warning naming
+    it - not reported as a device of unknowns (issue 16) - and nothing raises."""
+    warnings = []
+    facts = gather_rdma_facts(_sys("real_hwloc_stampede_mlx4"), warnings=warnings)
+    assert "scif0" not in [d["name"] for d in facts["devices"]] and "mlx4_0" in [d["name"] for d in facts["devices"]]
+    assert [w for w in warnings if w.startswith("RDMA device scif0 disappeared while its facts were read")]

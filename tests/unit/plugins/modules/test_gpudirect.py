@@ -2,12 +2,14 @@
 """Unit tests for the rdma.fabric.gpudirect module (main(), check/diff mode, idempotence).
 
 The hosts are DERIVED PCI trees (tests/unit/fixtures/pci, README.md there) and
-the shared derived fixture ``derived_gpu_nic_topology``. ``FakeKernel`` is a
-test double for ``modprobe`` and ``setpci``: both need root and real hardware
-(a GPU, a PCIe switch) that no test machine has, so it edits the fixture tree
-the way the kernel would (module folders, the ``memory_peers`` client, the ACS
-control word in the configuration space) and the module reads the result back
-through the same sysfs code as on a host.
+the shared derived fixture ``derived_gpu_nic_topology``, run in the module's
+container mode (``host_root`` = the tree's root: reads and writes both go
+there). ``FakeKernel`` is a test double for ``modprobe``: it needs root and a
+kernel with the NVIDIA modules that no test machine has, so it edits the
+fixture tree the way the kernel would (module folders, the ``memory_peers``
+client). ACS control words are written for real, into the tree's ``config``
+files, by the module's own code, and read back through the same sysfs code as
+on a host.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,6 +17,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import signal
 import stat
 import struct
 
@@ -29,6 +32,7 @@ from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
     ACS_CTRL_LINUX_DEFAULT,
     PciTreeBuilder,
     build_ready_host,
+    set_acs_control,
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,58 +40,53 @@ SHARED = os.path.join(HERE, "..", "..", "fixtures", "sysfs", "derived_gpu_nic_to
 
 
 class FakeKernel(object):
-    """Test double for modprobe and setpci (see the module docstring)."""
+    """Test double for modprobe (see the module docstring)."""
 
-    def __init__(self, builder, fail_on=None):
+    def __init__(self, builder, fail_on=None, during=None):
         self.builder = builder
         self.commands = []
         self.fail_on = fail_on
+        self.during = during  # called with the argv in the middle of each command
 
-    def run_command(self, argv):
+    def run_command(self, argv, handle_exceptions=True):
+        assert handle_exceptions is False  # a command that cannot start must raise into the rollback
         argv = list(argv)
         self.commands.append(argv)
         if self.fail_on and self.fail_on in argv:
             return 1, "", "%s: simulated failure" % os.path.basename(argv[0])
         tool = os.path.basename(argv[0])
-        if tool == "modprobe":
-            if argv[1] == "-r":
-                self.builder.remove_module(argv[2])
-                if not [m for m in gd.PEERMEM_MODULES if os.path.isdir(os.path.join(self.builder.sys, "module", m))]:
-                    self.builder.remove_memory_peer("nv_mem")
-            else:
-                self.builder.module(argv[1])
-                self.builder.memory_peer("nv_mem")
-            return 0, "", ""
-        if tool == "setpci":
-            address, op = argv[2], argv[3]
-            assert op.startswith("ECAP_ACS+0x6.w=")
-            value, _sep, mask = op.split("=", 1)[1].partition(":")
-            value, mask = int(value, 16), int(mask or "ffff", 16)
-            config = bytearray(self.builder.read_config(address))
-            offset = find_ext_capability(bytes(config), 0x000D) + 6
-            old = struct.unpack_from("<H", config, offset)[0]
-            struct.pack_into("<H", config, offset, (old & ~mask) | (value & mask))
-            self.builder.write_config(address, bytes(config))
-            return 0, "", ""
-        raise AssertionError("unexpected command %r" % argv)
+        assert tool == "modprobe", "unexpected command %r" % argv
+        args = argv[1:]
+        assert args[:2] == ["-d", self.builder.root]  # the host's module files: the tree's root
+        args = args[2:]
+        if args[0] == "-r":
+            # kmod's modprobe -r of a module that is not loaded does nothing and exits 0
+            if os.path.isdir(os.path.join(self.builder.sys, "module", args[1])):
+                self.builder.remove_module(args[1])
+            if not [m for m in gd.PEERMEM_MODULES if os.path.isdir(os.path.join(self.builder.sys, "module", m))] \
+                    and os.path.isdir(os.path.join(self.builder.sys, "kernel", "mm", "memory_peers", "nv_mem")):
+                self.builder.remove_memory_peer("nv_mem")
+        else:
+            self.builder.module(args[0])
+            self.builder.memory_peer("nv_mem")
+        if self.during:
+            self.during(argv)
+        return 0, "", ""
 
 
 @pytest.fixture(name="run")
 def fixture_run(monkeypatch, tmp_path, run_main):
-    """run(builder, **args) -> (result, FakeKernel); raises on nothing, returns failures too."""
-    load_file = str(tmp_path / "etc" / "modules-load.d" / "rdma-fabric-gpudirect.conf")
-    monkeypatch.setattr(gd, "MODULES_LOAD_FILE", load_file)
-
+    """run(builder, **args) -> (result, FakeKernel) in container mode (host_root = the tree); failures too."""
     monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: "/usr/sbin/" + name)
 
-    def run(builder, fail_on=None, **args):
-        kernel = FakeKernel(builder, fail_on)
-        monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kw: kernel.run_command(argv))
-        params = dict(sysfs_path=builder.sys, procfs_path=builder.proc)
+    def run(builder, fail_on=None, during=None, **args):
+        kernel = FakeKernel(builder, fail_on, during)
+        monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kw: kernel.run_command(argv, **kw))
+        params = dict(host_root=builder.root) if hasattr(builder, "root") else {}
         params.update(args)
+        run.load_file = os.path.join(getattr(builder, "root", "/"), "etc", "modules-load.d", "rdma-fabric-gpudirect.conf")
         return run_main(module_under_test.main, params)[1], kernel
 
-    run.load_file = load_file
     return run
 
 
@@ -127,11 +126,10 @@ def test_apply_then_idempotent(run, tmp_path):
     builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT, driver_flavour="proprietary")
     result, kernel = run(builder, acs="disable", _ansible_diff=True)
     assert result["changed"] is True and not result.get("failed")
-    assert kernel.commands == [
-        ["/usr/sbin/modprobe", "nvidia_peermem"],
-        ["/usr/sbin/setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=0000:002c"],
-        ["/usr/sbin/setpci", "-s", "0000:17:01.0", "ECAP_ACS+0x6.w=0000:002c"],
-    ]
+    assert kernel.commands == [["/usr/sbin/modprobe", "-d", builder.root, "nvidia_peermem"]]
+    assert [a["command"] for a in result["actions"]][2:] == [
+        "write 0x0011 to the ACS control register of %s (config offset 0x14e, was 0x001d)" % address
+        for address in ("0000:17:00.0", "0000:17:01.0")]
     # source validation and upstream forwarding stay on, only the redirect bits go
     assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x0011, 0x0011]
     with open(run.load_file) as handle:
@@ -162,7 +160,7 @@ def test_absent_unloads_and_removes_file(run, tmp_path):
     assert os.path.exists(run.load_file)
     result, kernel = run(builder, peermem="absent")
     assert result["changed"] is True
-    assert kernel.commands == [["/usr/sbin/modprobe", "-r", "nvidia_peermem"]]
+    assert kernel.commands == [["/usr/sbin/modprobe", "-d", builder.root, "-r", "nvidia_peermem"]]
     assert not os.path.exists(run.load_file)
     facts = result["ansible_facts"]["gpudirect"]
     assert facts["peermem"]["loaded"] == [] and facts["ready"] is False
@@ -212,20 +210,95 @@ def test_present_on_inbox_stack_fails_before_changes(run, tmp_path):
 
 
 def test_failure_part_way_is_rolled_back(run, tmp_path):
-    builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
-    result, kernel = run(builder, acs="disable", fail_on="0000:17:01.0")
-    assert result["failed"] is True
-    assert kernel.commands[-1] == ["/usr/sbin/setpci", "-s", "0000:17:00.0", "ECAP_ACS+0x6.w=001d"]
-    assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x001D, 0x001D]
-    assert "restored: setpci -s 0000:17:00.0 ECAP_ACS+0x6.w=0000:002c" in result["msg"]
-    assert [a["done"] for a in result["actions"]] == [False, False]
+    """Someone else sets the second bridge's ACS word while the module works (the double does it during the
+    modprobe): the module does not overwrite it, and undoes its own changes."""
+    builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT, driver_flavour="proprietary")
+
+    def meanwhile(argv):
+        builder.write_config("0000:17:01.0", set_acs_control(builder.read_config("0000:17:01.0"), 0x0005))
+
+    result, kernel = run(builder, acs="disable", during=meanwhile)
+    assert result["failed"] is True and result["interrupted"] is False
+    assert kernel.commands == [["/usr/sbin/modprobe", "-d", builder.root, "nvidia_peermem"],
+                               ["/usr/sbin/modprobe", "-d", builder.root, "-r", "nvidia_peermem"]]
+    assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x001D, 0x0005]
+    assert not os.path.exists(run.load_file)
+    assert "reads 0x0005, not 0x001d: changed by someone else" in result["msg"]
+    assert result["msg"].startswith("GPUDirect change failed: write 0x0011 to the ACS control register of 0000:17:01.0")
+    assert "restored: write 0x0011 to the ACS control register of 0000:17:00.0" in result["msg"]
+    assert [a["done"] for a in result["actions"]] == [False, False, False, False]
 
 
 def test_shared_fixture_through_the_module(run, tmp_path):
+    """Read-only use of a tree elsewhere (sysfs_path/procfs_path): reports, and would refuse to change."""
     class Shared(object):
         sys = os.path.join(SHARED, "sys")
         proc = str(tmp_path)  # the fixture has no proc/
-    result, kernel = run(Shared(), persist=False)
+    result, kernel = run(Shared(), persist=False, sysfs_path=Shared.sys, procfs_path=Shared.proc)
     assert kernel.commands == [] and result["changed"] is False
     topology = result["ansible_facts"]["gpudirect"]["topology"]
     assert topology["matrix"]["0000:03:00.0"] == {"mlx5_0": "PIX", "mlx5_1": "PHB", "mlx5_2": "NODE", "mlx5_3": "PXB"}
+
+
+def test_redirected_reads_refuse_changes(run, tmp_path):
+    """sysfs_path/procfs_path elsewhere than under host_root: what was read is not the host that modprobe and the
+    writes would hit. The plan is shown; nothing runs, nothing is written."""
+    builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT, driver_flavour="proprietary")
+    args = dict(acs="disable", sysfs_path=builder.sys, procfs_path=builder.proc)
+    result, kernel = run(builder, host_root="/", **args)
+    assert result["failed"] is True and kernel.commands == []
+    assert result["msg"].startswith("sysfs_path=%s and procfs_path=%s are not the sysfs and procfs of host_root=/"
+                                    % (builder.sys, builder.proc))
+    assert [a["done"] for a in result["actions"]] == [False] * 4
+    assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x001D, 0x001D]
+    assert not os.path.exists("/etc/modules-load.d/rdma-fabric-gpudirect.conf")
+    checked, kernel = run(builder, host_root="/", _ansible_check_mode=True, **args)  # reporting is fine
+    assert checked["changed"] is True and not checked.get("failed") and kernel.commands == []
+
+
+@pytest.mark.parametrize("args,message", [
+    ({"host_root": "/ho\0st"}, "host_root: '/ho\\x00st' contains a NUL byte"),
+    ({"sysfs_path": "/sys\n"}, "sysfs_path: '/sys\\n' contains a control character"),
+    ({"host_root": "host"}, "host_root: 'host' is relative; allowed: an absolute path"),
+])
+def test_bad_paths_are_named(run, tmp_path, args, message):
+    result, kernel = run(build_ready_host(tmp_path), **args)
+    assert result["failed"] is True and kernel.commands == [] and result["msg"].startswith(message)
+
+
+def test_sigterm_while_changing_undoes_and_reports(run, tmp_path):
+    """A REAL SIGTERM arrives while modprobe runs (as Ansible's task timeout sends it): the module loaded by the
+    interrupted step is unloaded again, nothing else was started, and the failure says so."""
+    builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT, driver_flavour="proprietary")
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def terminate(argv):
+        if "-r" not in argv:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    result, kernel = run(builder, acs="disable", during=terminate)
+    assert result["failed"] is True and result["interrupted"] is True
+    assert kernel.commands == [["/usr/sbin/modprobe", "-d", builder.root, "nvidia_peermem"],
+                               ["/usr/sbin/modprobe", "-d", builder.root, "-r", "nvidia_peermem"]]
+    assert result["msg"] == ("GPUDirect change failed: modprobe -d %s nvidia_peermem: interrupted by SIGTERM; "
+                             "restored: modprobe -d %s nvidia_peermem" % (builder.root, builder.root))
+    assert result["ansible_facts"]["gpudirect"]["peermem"]["loaded"] == []
+    assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x001D, 0x001D]
+    assert not os.path.exists(run.load_file)
+    assert signal.getsignal(signal.SIGTERM) is previous
+
+
+def test_a_modprobe_that_cannot_start_fails_by_name(run_main, monkeypatch, tmp_path):
+    """REAL exec failure: modprobe is a file without the execute bit (EACCES from execve, also for root), run
+    through AnsibleModule.run_command itself. It used to end the module inside run_command."""
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT, driver_flavour="proprietary")
+    modprobe = tmp_path / "modprobe"
+    modprobe.write_text("#!/bin/sh\nexit 0\n")
+    os.chmod(str(modprobe), 0o644)
+    monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: str(modprobe))
+    ok, result = run_main(module_under_test.main, dict(host_root=builder.root, acs="disable"))
+    assert not ok and result["interrupted"] is False
+    assert result["msg"] == ("GPUDirect change failed: modprobe -d %s nvidia_peermem: cannot run: Permission denied "
+                             "(EACCES)" % builder.root)
+    assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x001D, 0x001D]
+    assert [a["done"] for a in result["actions"]] == [False] * 4

@@ -49,3 +49,33 @@ def test_relative_path_rejected_before_reading(run_module):
 def test_bad_unit_name_rejected(run_module):
     ok, result = run_module({"units": ["--root=/tmp"]})
     assert not ok and result["msg"].startswith("units:") and "--root=/tmp" in result["msg"]
+
+
+@pytest.mark.parametrize("path,what", [
+    ("/etc/rdma-fabric\0/x", "contains a NUL byte"),   # os.lstat raised ValueError: a traceback
+    ("/etc/rdma-fabric/x.conf\n", "contains a control character"),
+])
+def test_nul_or_control_character_in_a_path_rejected_by_name(run_module, path, what):
+    ok, result = run_module({"paths": ["/etc/hostname", path]})
+    assert not ok and result["msg"].startswith("paths: ") and what in result["msg"]
+
+
+@pytest.mark.parametrize("unit", [
+    "rdma-fabric.service\n",        # "$" let a trailing newline through before
+    "rdma fabric.service",
+    "rdma-fabric",                  # no type
+    "-rdma.service",
+    "x" * 250 + ".service",
+])
+def test_unit_names_full_match(run_module, unit):
+    ok, result = run_module({"units": [unit]})
+    assert not ok and result["msg"].startswith("units: ") and "allowed: NAME.TYPE" in result["msg"]
+
+
+def test_unit_names_users_write_pass(run_module, monkeypatch):
+    from ansible.module_utils import basic
+    monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: "/bin/systemctl")
+    monkeypatch.setattr(basic.AnsibleModule, "run_command",
+                        lambda self, argv, **kw: (1, "enabled\nnot-found\n", ""))
+    ok, result = run_module({"units": ["rdma-fabric-rxe@eth1.service", "dev-disk-by\\x2duuid.device"]})
+    assert ok and result["units"] == {"rdma-fabric-rxe@eth1.service": "enabled", "dev-disk-by\\x2duuid.device": "not-found"}

@@ -158,7 +158,16 @@ def test_missing_tool_names_the_package(run):
     (dict(CLIENT, server_ip="$(reboot)"), "server_ip: '$(reboot)' is not an IPv4 or IPv6 address"),
     (dict(CLIENT, device=None), "device: required for ib_write_bw"),
     (dict(CLIENT, timeout=0), "timeout: 0 is out of range; allowed: 1-86400 seconds"),
-    (dict(CLIENT, min_bandwidth_gbps=-1.0), "min_bandwidth_gbps: -1.0 is negative"),
+    (dict(CLIENT, min_bandwidth_gbps=-1.0), "min_bandwidth_gbps: -1.0 is not allowed; allowed: a finite number, 0 or more"),
+    # NaN made every comparison false: the threshold check was silently off.
+    (dict(CLIENT, min_bandwidth_gbps="nan"), "min_bandwidth_gbps: nan is not allowed; allowed: a finite number, 0 or more"),
+    (dict(CLIENT, max_latency_us="NaN"), "max_latency_us: nan is not allowed"),
+    (dict(CLIENT, min_bandwidth_gbps="inf"), "min_bandwidth_gbps: inf is not allowed"),
+    (dict([(k, v) for k, v in CLIENT.items() if k != "test"], tests=[{"test": "ib_write_bw", "min_bandwidth_gbps": float("nan")}]),
+     "min_bandwidth_gbps: nan is not allowed"),
+    (dict(CLIENT, retry_delay="nan"), "retry_delay: nan is out of range"),
+    # "$" let a trailing newline through the device name check.
+    (dict(CLIENT, device="rxe0\n"), "device: 'rxe0\\n' is not a valid RDMA device name"),
     (dict(CLIENT, tcp_port=22), "tcp_port: 22 is out of range; allowed: 1024-65535"),
 ])
 def test_bad_input_fails_before_running_anything(run, args, message):

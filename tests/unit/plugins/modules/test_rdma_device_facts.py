@@ -96,3 +96,28 @@ def test_documentation_matches_argument_spec():
     assert set(port_doc["roce"]["contains"]) == set(facts["devices"][0]["ports"][0]["roce"])
     assert set(device_doc["sriov"]["contains"]) == {"totalvfs", "numvfs", "is_vf", "physfn"}
     assert set(rdma["stack"]["contains"]) == set(facts["stack"])
+
+
+def test_read_errors_become_warnings_not_tracebacks(run_module, tmp_path, monkeypatch):
+    """ETIMEDOUT on a port attribute (fault-injection double of the read call): null value, a warning naming the file."""
+    import errno
+    import shutil
+    from ansible.module_utils import basic
+    from ansible_collections.rdma.fabric.tests.unit.fixtures.read_faults import KernelRefusals
+
+    root = tmp_path / "derived_rxe"
+    shutil.copytree(os.path.join(SYSFS_FIXTURES, "derived_rxe"), str(root), symlinks=True)
+    rate = os.path.join(os.path.realpath(str(root / "sys" / "class" / "infiniband" / "rxe0")), "ports", "1", "rate")
+    warned = []
+    monkeypatch.setattr(basic.AnsibleModule, "warn", lambda self, text: warned.append(text))
+    KernelRefusals(monkeypatch, [rate], errno.ETIMEDOUT)
+    ok, result = run_module({"sysfs_path": str(root / "sys")})
+    assert ok and result["ansible_facts"]["rdma"]["devices"][0]["ports"][0]["rate"] is None
+    assert warned == ["could not read %s: %s (ETIMEDOUT); reported as unknown" % (rate, os.strerror(errno.ETIMEDOUT))]
+
+
+@pytest.mark.parametrize("bad", ["/sys\0", "/sys/\n/x"])
+def test_nul_or_newline_in_sysfs_path_is_named(run_module, bad):
+    ok, result = run_module({"sysfs_path": bad})
+    assert not ok and result["msg"].startswith("sysfs_path: ")
+    assert "NUL byte" in result["msg"] or "control character" in result["msg"]

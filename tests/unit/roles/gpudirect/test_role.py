@@ -43,7 +43,7 @@ def _collections_path():
     return os.path.abspath(os.path.join(list(pkg.__path__)[0], "..", "..", ".."))
 
 
-def run_role(tmp_path, builder, extra_vars):
+def run_role(tmp_path, builder, extra_vars, check=True):
     env = dict(os.environ)
     env.update({
         "ANSIBLE_COLLECTIONS_PATH": _collections_path(),
@@ -54,12 +54,11 @@ def run_role(tmp_path, builder, extra_vars):
         "ANSIBLE_NOCOLOR": "1",
     })
     env.pop("ANSIBLE_CONFIG", None)
-    variables = dict(gpudirect_sysfs_path=builder.sys, gpudirect_procfs_path=builder.proc,
-                     gpudirect_manage_packages=False)
+    variables = dict(gpudirect_sysfs_path=builder.sys, gpudirect_procfs_path=builder.proc)
     variables.update(extra_vars)
     ansible_playbook = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
     proc = subprocess.run(
-        [ansible_playbook, "-i", "localhost,", "--check", "--diff", "-e", json.dumps(variables), PLAYBOOK],
+        [ansible_playbook, "-i", "localhost,"] + (["--check"] if check else []) + ["--diff", "-e", json.dumps(variables), PLAYBOOK],
         env=env, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600,
         check=False)
     try:
@@ -95,9 +94,15 @@ def test_gpu_host_in_check_mode(tmp_path):
         ("acs_disable", "0000:17:01.0", False),
     ]
     unit = _after(tasks["Write the ACS oneshot unit"])
-    assert "ExecStart=/usr/bin/setpci -s 0000:17:00.0 ECAP_ACS+0x6.w=0000:002c\n" in unit
-    assert "ExecStart=/usr/bin/setpci -s 0000:17:01.0 ECAP_ACS+0x6.w=0000:002c\n" in unit
+    assert ("ExecStart=/usr/bin/python3 /usr/lib/rdma-fabric/rdma-fabric.pyz gpudirect-acs "
+            "--config /etc/rdma-fabric/gpudirect-acs.json\n") in unit
     assert "Type=oneshot\nRemainAfterExit=yes\n" in unit and "WantedBy=multi-user.target" in unit
+    assert "0000:" not in unit  # no bus address: the boot path finds the devices by identity
+    record = json.loads(_after(tasks["Write the ACS boot record"]))
+    assert record == planned["ansible_facts"]["gpudirect"]["acs"]["boot_config"]
+    assert [(p["gpu"]["serial"], p["nic"]["serial"], p["nic_name"]) for p in record["pairs"]] == [
+        ("48-2d-b0-ff-fe-1a-2b-3c", "b8-59-9f-03-00-d3-6f-12", "mlx5_0")]
+    assert "0000:" not in json.dumps(record)
     dropin = _after(tasks["Load the peer-memory module again after openibd.service starts"])
     assert "[Service]\nExecStartPost=-/usr/sbin/modprobe nvidia_peermem\n" in dropin
     # check mode reports the host as it is; with changes pending the assertion waits for a real run
@@ -113,7 +118,8 @@ def test_ready_dmabuf_host_still_gets_the_boot_unit_and_is_asserted(tmp_path):
     assert tasks["Make GPUDirect RDMA ready"]["changed"] is False
     assert tasks["Make GPUDirect RDMA ready"]["actions"] == []
     unit = _after(tasks["Write the ACS oneshot unit"])
-    assert unit.count("ExecStart=/usr/bin/setpci -s ") == 2
+    assert unit.count("ExecStart=") == 1
+    assert len(json.loads(_after(tasks["Write the ACS boot record"]))["pairs"]) == 1
     # DMA-BUF serves: no peer-memory module, so no openibd drop-in
     assert tasks["Load the peer-memory module again after openibd.service starts"].get("skipped") is True
     assert tasks["Assert that GPUDirect RDMA is ready"]["msg"] == "GPUDirect RDMA is ready on localhost"
@@ -125,7 +131,7 @@ def test_audit_only_leaves_no_unit(tmp_path):
     assert rc == 0, tasks
     assert tasks["Make GPUDirect RDMA ready"]["actions"] == []
     assert tasks["Write the ACS oneshot unit"].get("skipped") is True
-    assert tasks["Remove the ACS oneshot unit"].get("skipped") is not True
+    assert tasks["Remove the ACS oneshot unit and its record"].get("skipped") is not True
     assert tasks["Assert that GPUDirect RDMA is ready"].get("skipped") is True
 
 
@@ -136,3 +142,34 @@ def test_not_ready_host_fails_the_assertion_with_reasons(tmp_path):
     failed = tasks["Assert that GPUDirect RDMA is ready"]
     assert failed["failed"] is True
     assert "GPUDirect RDMA is not ready on localhost: the IOMMU translates DMA for GPU 0000:18:00.0" in failed["msg"]
+
+
+def test_identical_gpus_without_serial_or_slot_fail_before_any_change(tmp_path):
+    """ACS persistence that could not find the devices again after a renumbering is refused up front."""
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT, gpu_serial=None)
+    builder.gpu(builder.bridge(builder.host_bridge("pci0000:80"), "0000:80:01.0"), "0000:81:00.0")
+    rc, tasks = run_role(tmp_path, builder, {"gpudirect_acs": "disable"})
+    assert rc != 0
+    failed = tasks["Refuse ACS persistence that could not find the devices again after a reboot"]
+    assert failed["failed"] is True and "2 devices with vendor 0x10de device 0x2330" in failed["msg"]
+    assert "gpudirect_persist: false" in failed["msg"]
+    assert "Make GPUDirect RDMA ready" not in tasks
+
+
+@pytest.mark.parametrize("variables,check,words", [
+    # a copy of a host's tree outside check mode: the changes would hit this machine
+    ({}, False, ["gpudirect_sysfs_path: ", "redirects what the role reads", "allowed: /sys"]),
+    # a newline (where injected text would hide) and a relative path, both named in one failure
+    ({"gpudirect_sysfs_path": "/sys\n", "gpudirect_procfs_path": "proc"}, True,
+     ["gpudirect_sysfs_path: '/sys\\n' is not allowed", "without NUL or other control characters",
+      "gpudirect_procfs_path: 'proc' is not allowed", "absolute path"]),
+])
+def test_bad_variables_fail_before_anything_runs(tmp_path, variables, check, words):
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    rc, tasks = run_role(tmp_path, builder, variables, check=check)
+    assert rc != 0
+    failed = [t for t in tasks.values() if t.get("failed")]
+    assert len(failed) == 1
+    for word in words:
+        assert word in failed[0]["msg"], failed[0]["msg"]
+    assert "Read the GPUDirect state of the host (changes nothing)" not in tasks

@@ -1,0 +1,174 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for plugin_utils/role_vars.py (the mofed_var_errors and gpudirect_var_errors filters).
+
+Each malformed input is one a hostile user or a careless inventory gives: a
+newline that would add a deb822 field (``Trusted: yes``, ``Signed-By:``), a
+second line in a modules-load.d file, an option where a package name goes, a
+key fetched over plain http without a pin. Every one must come back as a
+sentence naming the variable, with the role's defaults and the lab's real
+settings giving none.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+import pytest
+import yaml
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.rdma.fabric.plugins.filter.gpudirect_var_errors import gpudirect_var_errors
+from ansible_collections.rdma.fabric.plugins.filter.mofed_var_errors import mofed_var_errors
+from ansible_collections.rdma.fabric.plugins.plugin_utils.role_vars import has_credentials, masked
+
+ROLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "roles")
+KEYS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "openpgp")
+PIN = "D5D11BF1DA28B94C29D2E8A8D8BE17AB4A0A3C53"
+
+
+def defaults(role):
+    with open(os.path.join(ROLES, role, "defaults", "main.yml")) as handle:
+        return yaml.safe_load(handle)
+
+
+def mofed(**changes):
+    values = defaults("mofed")
+    values.update(changes)
+    return mofed_var_errors(values)
+
+
+def a_public_key():
+    for name in sorted(os.listdir(KEYS)):
+        if name.endswith(".asc"):
+            with open(os.path.join(KEYS, name)) as handle:
+                text = handle.read()
+            if "PUBLIC KEY BLOCK" in text:
+                return text
+    raise AssertionError("no armoured public key among the OpenPGP fixtures")
+
+
+def test_defaults_and_real_settings_pass():
+    assert mofed() == []
+    # the lab's settings (molecule/site/converge.yml), DOCA from NVIDIA, a mirror with a pinned http key
+    assert mofed(mofed_flavor="doca") == []
+    assert mofed(mofed_repo_url="http://10.0.2.100/debian", mofed_repo_key_url="http://10.0.2.100/keys/lab-mirror.asc",
+                 mofed_repo_key_fingerprints=[PIN]) == []
+    assert mofed(mofed_flavor="doca", mofed_repo_url="http://10.0.2.100/doca-standin/debian12/x86_64/",
+                 mofed_repo_key_url="http://10.0.2.100/doca-standin/GPG-KEY-standin.pub",
+                 mofed_repo_key_fingerprints=["d5d1 1bf1 da28 b94c 29d2  e8a8 d8be 17ab 4a0a 3c53"]) == []
+    assert mofed(mofed_flavor="mlnx_ofed", mofed_mlnx_ofed_url="http://10.0.2.100/MLNX_OFED_LINUX-0.0-x-debian12-x86_64.tgz",
+                 mofed_mlnx_ofed_checksum="sha256:" + "0" * 64, mofed_mlnx_ofed_extra_args=["--with-nvmf", "--kernel-sources", "/usr/src/x"]) == []
+    assert mofed(mofed_repo_url="https://user:pw@mirror.example/debian", mofed_repo_keyring="/usr/share/keyrings/debian-archive-keyring.gpg",
+                 mofed_repo_suite="bookworm-backports", mofed_repo_components=["main", "contrib"], mofed_proxy="http://proxy:3128",
+                 mofed_inbox_packages=["rdma-core", "libibverbs1", "python3-pyverbs:amd64"], mofed_kernel_release="6.1.0-18-amd64",
+                 mofed_repo_key="") == []
+    assert mofed(mofed_repo_url="file:///srv/mirror/debian", mofed_repo_key=a_public_key()) == []
+
+
+@pytest.mark.parametrize("changes,expected", [
+    # a newline adds deb822 fields: "Trusted: yes" would turn signature checking off
+    ({"mofed_repo_url": "http://10.0.2.100/debian\nTrusted: yes", "mofed_repo_keyring": "/k.gpg"},
+     "mofed_repo_url: 'http://10.0.2.100/debian\\nTrusted: yes' is not allowed; allowed: empty or a URL starting with http://"),
+    ({"mofed_repo_url": "http://m/debian", "mofed_repo_keyring": "/k.gpg", "mofed_repo_suite": "bookworm\nTrusted: yes"},
+     "mofed_repo_suite: 'bookworm\\nTrusted: yes' is not allowed"),
+    ({"mofed_repo_url": "http://m/debian", "mofed_repo_keyring": "/k.gpg", "mofed_repo_components": ["main\nSigned-By: /tmp/evil.gpg"]},
+     "mofed_repo_components[0]: 'main\\nSigned-By: /tmp/evil.gpg' is not allowed"),
+    ({"mofed_repo_url": "http://m/debian", "mofed_repo_keyring": "/k.gpg", "mofed_repo_suite": "./", "mofed_repo_components": ["main"]},
+     "mofed_repo_components: must be empty when mofed_repo_suite is a flat repository path"),
+    ({"mofed_repo_url": "ftp://m/debian", "mofed_repo_keyring": "/k.gpg"}, "mofed_repo_url: 'ftp://m/debian' is not allowed"),
+    ({"mofed_repo_url": "http:///debian", "mofed_repo_keyring": "/k.gpg"}, "mofed_repo_url: 'http:///debian' is not allowed"),
+    ({"mofed_repo_url": "http://m:notaport/debian", "mofed_repo_keyring": "/k.gpg"}, "mofed_repo_url: 'http://m:notaport/debian' is not allowed"),
+    ({"mofed_repo_url": "http://m/deb ian", "mofed_repo_keyring": "/k.gpg"}, "mofed_repo_url: 'http://m/deb ian' is not allowed"),
+    ({"mofed_repo_url": "http://m/debian"}, "mofed_repo_url: a repository needs its signing key"),
+    # a key over plain http without a pin: trust on first use
+    ({"mofed_flavor": "doca", "mofed_repo_key_url": "http://mirror/GPG-KEY.pub"},
+     "mofed_repo_key_url: 'http://mirror/GPG-KEY.pub' is plain http and no fingerprint is pinned"),
+    ({"mofed_repo_url": "http://m/d", "mofed_repo_key_url": "http://m/k.asc"}, "mofed_repo_key_url: 'http://m/k.asc' is plain http"),
+    ({"mofed_repo_url": "http://m/d", "mofed_repo_key_url": "https://m/k.asc", "mofed_repo_keyring": "/k.gpg"},
+     "mofed_repo_key_url, mofed_repo_keyring: give at most one of"),
+    ({"mofed_repo_url": "http://m/d", "mofed_repo_key": "-----BEGIN PGP PUBLIC KEY BLOCK-----\nnot a key\n"},
+     "mofed_repo_key: not an ASCII-armoured OpenPGP public key"),
+    ({"mofed_repo_url": "http://m/d", "mofed_repo_keyring": "keyrings/x.gpg"},
+     "mofed_repo_keyring: 'keyrings/x.gpg' is not allowed; allowed: an absolute path"),
+    ({"mofed_repo_url": "http://m/d", "mofed_repo_keyring": "/etc/apt/k\0.gpg"}, "mofed_repo_keyring: '/etc/apt/k\\x00.gpg' is not allowed"),
+    ({"mofed_repo_key_fingerprints": ["D5D11BF1DA28B94C29D2E8A8D8BE17AB4A0A3C5"]}, "mofed_repo_key_fingerprints[0]: "),
+    ({"mofed_repo_key_fingerprints": "D5D11BF1DA28B94C29D2E8A8D8BE17AB4A0A3C53"}, "mofed_repo_key_fingerprints: "),
+    # credentials: one word each, both or neither, in one place
+    ({"mofed_repo_username": "me", "mofed_repo_password": "pw word"}, "mofed_repo_password: holds a blank or control character"),
+    ({"mofed_repo_username": "me\nmachine evil", "mofed_repo_password": "pw"}, "mofed_repo_username: holds a blank or control character"),
+    ({"mofed_repo_username": "me"}, "mofed_repo_username, mofed_repo_password: give both or neither"),
+    ({"mofed_repo_url": "https://a:b@m/d", "mofed_repo_keyring": "/k.gpg", "mofed_repo_username": "a", "mofed_repo_password": "b"},
+     "mofed_repo_url, mofed_repo_username: give the credentials in one place"),
+    ({"mofed_proxy": "socks5://proxy:1080"}, "mofed_proxy: 'socks5://proxy:1080' is not allowed"),
+    # names that end up in files and command lines
+    ({"mofed_kernel_modules": ["ib_uverbs", "rdma_ucm\nevil_module"]}, "mofed_kernel_modules[1]: 'rdma_ucm\\nevil_module' is not allowed"),
+    ({"mofed_kernel_modules": ["ib_uverbs\n"]}, "mofed_kernel_modules[0]: 'ib_uverbs\\n' is not allowed"),
+    ({"mofed_inbox_packages": ["rdma-core", "--allow-unauthenticated"]}, "mofed_inbox_packages[1]: '--allow-unauthenticated' is not allowed"),
+    ({"mofed_dkms_required_modules": ["mlnx-ofed-kernel\n"]}, "mofed_dkms_required_modules[0]: "),
+    ({"mofed_doca_profile": "doca-ofed\n"}, "mofed_doca_profile: 'doca-ofed\\n' is not allowed"),
+    ({"mofed_doca_version": "../../evil"}, "mofed_doca_version: '../../evil' is not allowed"),
+    ({"mofed_doca_distro": "debian12/../x"}, "mofed_doca_distro: 'debian12/../x' is not allowed"),
+    ({"mofed_kernel_release": "6.1.0/../../etc"}, "mofed_kernel_release: '6.1.0/../../etc' is not allowed"),
+    # the MLNX_OFED bundle
+    ({"mofed_mlnx_ofed_workdir": "/"}, "mofed_mlnx_ofed_workdir: '/' is not allowed; allowed: an absolute path below /"),
+    ({"mofed_mlnx_ofed_workdir": "/var/cache/../../etc"}, "mofed_mlnx_ofed_workdir: '/var/cache/../../etc' is not allowed"),
+    ({"mofed_mlnx_ofed_extra_args": ["--with-fw-update"]}, "mofed_mlnx_ofed_extra_args[0]: '--with-fw-update' is not allowed"),
+    ({"mofed_mlnx_ofed_extra_args": ["--ok\n--with-fw-update"]}, "mofed_mlnx_ofed_extra_args[0]: '--ok\\n--with-fw-update' is not allowed"),
+    ({"mofed_mlnx_ofed_url": "gopher://x/MLNX_OFED_LINUX-1-a-b.tgz"}, "mofed_mlnx_ofed_url: "),
+    ({"mofed_mlnx_ofed_install_timeout": 0}, "mofed_mlnx_ofed_install_timeout: 0 is not allowed; allowed: a whole number from 60 to 86400"),
+    ({"mofed_reboot_timeout": float("nan")}, "mofed_reboot_timeout: nan is not allowed"),
+    ({"mofed_reboot_timeout": -1}, "mofed_reboot_timeout: -1 is not allowed"),
+])
+def test_malformed_inputs_are_named(changes, expected):
+    errors = mofed(**changes)
+    assert any(e.startswith(expected) or expected in e for e in errors), errors
+
+
+def test_opt_out_accepts_an_unpinned_http_key():
+    changes = dict(mofed_flavor="doca", mofed_repo_key_url="http://mirror/GPG-KEY.pub")
+    assert mofed(mofed_repo_key_trust_unpinned_http=True, **changes) == []
+    assert mofed(mofed_repo_key_trust_unpinned_http="true", **changes) == []   # as -e name=true gives it
+    assert mofed(mofed_repo_key_fingerprints=[PIN], **changes) == []
+    over_https = dict(changes)
+    over_https["mofed_repo_key_url"] = "https://mirror/GPG-KEY.pub"
+    assert mofed(**over_https) == []
+
+
+def test_credentials_are_never_shown():
+    errors = mofed(mofed_repo_url="http://user:s3cret@m/de bian", mofed_repo_keyring="/k.gpg",
+                   mofed_repo_username="u", mofed_repo_password="s3cret pw")
+    assert errors and not [e for e in errors if "s3cret" in e]
+    assert "'http://***@m/de bian'" in errors[0]
+    assert masked("https://u:p@h:8443/x") == "https://***@h:8443/x" and masked("https://h/x") == "https://h/x"
+    assert has_credentials("https://u@h/") and not has_credentials("https://h/") and not has_credentials("")
+
+
+def test_timeouts_given_as_text_from_the_command_line():
+    assert mofed(mofed_reboot_timeout="900") == []
+    assert mofed(mofed_reboot_timeout="900s") != []
+
+
+def test_gpudirect_paths_and_check_mode_rule():
+    values = defaults("gpudirect")
+    assert gpudirect_var_errors(values) == []
+    copy = dict(values, gpudirect_sysfs_path="/srv/node17/sys", gpudirect_procfs_path="/srv/node17/proc")
+    assert gpudirect_var_errors(copy, check_mode=True) == []
+    errors = gpudirect_var_errors(copy)
+    assert [e.split(":")[0] for e in errors] == ["gpudirect_procfs_path", "gpudirect_sysfs_path"]
+    assert "would hit this host; allowed: /sys, or any other folder in check mode" in errors[1]
+    assert gpudirect_var_errors(dict(values, gpudirect_sysfs_path="/sys\0")) == [
+        "gpudirect_sysfs_path: '/sys\\x00' is not allowed; allowed: a path without NUL or other control characters",
+        "gpudirect_sysfs_path: '/sys\\x00' redirects what the role reads, but the role's changes (modprobe, ACS, the boot "
+        "unit and files under /etc) would hit this host; allowed: /sys, or any other folder in check mode (to report on "
+        "a copy of a host's tree)"]
+    assert gpudirect_var_errors(dict(values, gpudirect_sysfs_path="/sys/")) == []
+
+
+def test_filters_refuse_what_is_not_a_dict():
+    with pytest.raises(AnsibleFilterError, match="must be a dict"):
+        mofed_var_errors(["mofed_flavor"])
+    with pytest.raises(AnsibleFilterError, match="must be a dict"):
+        gpudirect_var_errors("x")
