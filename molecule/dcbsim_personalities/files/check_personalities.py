@@ -321,8 +321,8 @@ def main():
         if was_loaded:
             sh(["modprobe", "dcbsim"])
     failed = [r for r in RESULTS if not r["ok"]]
-    print("\n%d checks, %d failed%s" % (len(RESULTS), len(failed), (": " + ", ".join(r["personality"] + " " + r["id"] for r in failed))
-                                         if failed else ""))
+    names = ", ".join(r["personality"] + " " + r["id"] for r in failed)
+    print("\n%d checks, %d failed%s" % (len(RESULTS), len(failed), (": " + names) if failed else ""))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"results": RESULTS, "failed": len(failed)}, f, indent=1)
