@@ -15,8 +15,11 @@ exercised end to end:
   tests/unit/fixtures/qos/dcb_real_lab).
 * :class:`FakeMlnxQos` - NVIDIA ``mlnx_qos`` (mlnx-tools ``python/mlnx_qos``:
   option handling, its ``pretty_print`` output, the DCB APP-table trust model
-  of upstream mlx5 including the "last DSCP entry removed -> trust pcp" trap,
-  or the MLNX_OFED sysfs trust model).
+  including the "last DSCP entry removed -> trust pcp" trap, or the MLNX_OFED
+  sysfs trust model) on the APP-table and ETS rules of mlx5 (default), ice or
+  the kernel's generic table (:class:`MlnxPort` ``personality``, the rules of
+  tests/dcbsim's personalities; the lab runs the real-netlink double
+  molecule/dcbsim_personalities/files/mlnx_qos_double.py against them).
 * :class:`FakeIpLink` - ``ip link set dev X mtu N`` writing the fixture tree's mtu file.
 * :class:`FakeEthtool` - ``ethtool -a`` / ``-A`` (ethtool 6.1 text; virtio's real refusal).
 * :class:`FakeRdmaCmConfigfs` - the rdma_cm configfs behaviour of ``mkdir``
@@ -31,6 +34,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import errno
 import json
 import os
 import shutil
@@ -269,9 +273,32 @@ class FakeDcbTool(object):
 # NVIDIA mlnx_qos
 # ---------------------------------------------------------------------------
 class MlnxPort(object):
-    """State of one mlx5 port as mlnx_qos sees it."""
+    """State of one port as mlnx_qos sees it, on the DCB rules of one driver.
 
-    def __init__(self, sysfs_trust=False):
+    ``personality`` picks the driver's APP-table and ETS rules, the same ones
+    tests/dcbsim implements for the lab (each from the driver's 6.1 source):
+
+    * ``mlx5`` (default; ``mlx5e_dcbnl_ieee_setapp/delapp``): a set replaces
+      the DSCP's mapping; only the current mapping can be deleted (ENOENT).
+    * ``ice`` (``ice_dcbnl_setapp/delapp``, software DCBX): a mapped DSCP
+      cannot be set again (EINVAL); the first DSCP entry switches the port to
+      DSCP mode with ETS reset to TC0 100%, all TCs ets, prio_tc identity (and
+      prio_tc ignored by later ETS sets); the last one removed brings the
+      default config back (PFC off, every priority on TC0).  ETS: the
+      bandwidths of the TCs in use must sum to 100 whatever their TSA
+      (``ice_dcb_bwchk``); non-contiguous TCs give the default config.  No
+      buffer or maxrate ops (mlnx_qos says so and prints TC lines without
+      their prefix).  Not modelled: ice's separate "desired" config.
+    * ``generic`` (the kernel's own table): a second priority for a mapped
+      DSCP is added (both kept); an identical entry is EEXIST.
+    """
+
+    PERSONALITIES = ("mlx5", "ice", "generic")
+
+    def __init__(self, sysfs_trust=False, personality="mlx5"):
+        if personality not in self.PERSONALITIES:
+            raise ValueError("personality must be one of %s" % (self.PERSONALITIES,))
+        self.personality = personality
         self.sysfs_trust = sysfs_trust   # MLNX_OFED: /sys/class/net/IF/qos/trust exists
         self.trust_file = "pcp"
         self.sysfs_table = dict((d, d >> 3) for d in range(64))
@@ -283,13 +310,81 @@ class MlnxPort(object):
         self.tcbw = [0] * 8
         self.dcbx_host = True
         self.buffers = [80256, 80256, 896, 80256, 896, 896, 896, 896]
+        if personality == "ice":
+            self._ice_default_config()
+            self.cable_len = 0
+            self.buffers = None
+        elif personality == "generic":
+            self.prio_tc, self.tsa, self.cable_len = [0] * 8, [0] * 8, 0
+            self.buffers = [512 * 1024] + [0] * 7
         self.fail = set()                # options whose netlink call fails: pfc, ets, dscp2prio, trust
         self.trust_history = []          # trust after every changing command
 
     def trust(self):
         if self.sysfs_trust:
             return self.trust_file
-        return "dscp" if any(a[0] == SEL_DSCP for a in self.apps) else "pcp"
+        return "dscp" if self.dscp_count() else "pcp"
+
+    def dscp_count(self):
+        return len([a for a in self.apps if a[0] == SEL_DSCP])
+
+    # -- the driver's rules --------------------------------------------
+    def _ice_default_config(self):
+        """ice_dcb_sw_dflt_cfg(): TC0 ets 100%, every priority on TC0, PFC off."""
+        self.prio_tc, self.tsa, self.tcbw, self.pfc_en = [0] * 8, [2] + [0] * 7, [100] + [0] * 7, 0
+
+    def setapp(self, dscp, prio):
+        """The driver's ieee_setapp for DSCP -> prio: 0 or the errno."""
+        mine = [a for a in self.apps if a[0] == SEL_DSCP and a[2] == dscp]
+        if self.personality == "mlx5":          # the DSCP's mapping is replaced
+            if not (mine and mine[0][1] == prio):
+                for a in mine:
+                    self.apps.remove(a)
+                self.apps.insert(0, (SEL_DSCP, prio, dscp))
+            return 0
+        if (SEL_DSCP, prio, dscp) in self.apps:
+            return errno.EEXIST                 # dcb_ieee_setapp()
+        if self.personality == "ice" and mine:
+            return errno.EINVAL                 # "DSCP value ... already user mapped"
+        first = not self.dscp_count()
+        self.apps.insert(0, (SEL_DSCP, prio, dscp))
+        if self.personality == "ice" and first:  # switched QoS to L3 DSCP mode
+            self.prio_tc, self.tsa, self.tcbw = list(range(8)), [2] * 8, [100] + [0] * 7
+        return 0
+
+    def delapp(self, dscp, prio):
+        """The driver's ieee_delapp: 0 or the errno (mlx5: not the current mapping, others: no entry)."""
+        entry = (SEL_DSCP, prio, dscp)
+        if entry not in self.apps:
+            return errno.ENOENT
+        self.apps.remove(entry)
+        if self.personality == "ice" and not self.dscp_count():   # switched QoS to L2 VLAN mode
+            self._ice_default_config()
+        return 0
+
+    def setets(self, tsa, tcbw, prio_tc):
+        """The driver's ieee_setets: True when taken (state changed), False when refused."""
+        if self.personality == "ice":
+            if self.dscp_count():
+                prio_tc = list(self.prio_tc)    # in DSCP mode prio_tc cannot change
+            used = set(prio_tc)
+            contiguous = used == set(range(len(used)))
+            tcbw = list(tcbw)
+            n = len(used) if contiguous else 1
+            total = sum(tcbw[:n]) % 256 if n > 1 else 0
+            if n == 1 or total == 0:
+                tcbw[0] = 100
+            elif total != 100:
+                return False
+            self.tsa, self.tcbw, self.prio_tc = list(tsa), tcbw, list(prio_tc)
+            if not contiguous:
+                self._ice_default_config()
+            return True
+        bad_tsa = any(t not in (0, 2) for t in tsa) if self.personality == "generic" else False
+        if bad_tsa or (any(t == 2 for t in tsa) and sum(b for t, b in zip(tsa, tcbw) if t == 2) != 100):
+            return False
+        self.tsa, self.tcbw, self.prio_tc = list(tsa), list(tcbw), list(prio_tc)
+        return True
 
 
 class FakeMlnxQos(object):
@@ -345,17 +440,8 @@ class FakeMlnxQos(object):
             if port.sysfs_trust:
                 if action == "set":
                     port.sysfs_table[d] = p
-            elif action == "set":
-                old = [a for a in port.apps if a[0] == SEL_DSCP and a[2] == d]
-                if not (old and old[0][1] == p):      # mlx5e_dcbnl_ieee_setapp replaces the DSCP's entry
-                    for a in old:
-                        port.apps.remove(a)
-                    port.apps.insert(0, (SEL_DSCP, p, d))
-            else:
-                entry = (SEL_DSCP, p, d)
-                if entry not in port.apps:
-                    return 1, "dscp2prio command failed\n", ""
-                port.apps.remove(entry)     # the last one removed -> the port trusts PCP again
+            elif (port.setapp(d, p) if action == "set" else port.delapp(d, p)):
+                return 1, "dscp2prio command failed\n", ""
             changed = True
             port.trust_history.append(port.trust())
         if o.get("trust"):
@@ -366,12 +452,18 @@ class FakeMlnxQos(object):
             if port.trust() != o["trust"]:
                 if port.sysfs_trust:
                     port.trust_file = o["trust"]
-                elif o["trust"] == "pcp":
-                    port.apps = [a for a in port.apps if a[0] != SEL_DSCP]
-                else:
-                    for i in range(64):              # setDefaultAppEntry(..., 64)
-                        port.apps.insert(0, (SEL_DSCP, i >> 3, i))
+                elif o["trust"] == "pcp":               # delAppEntry(): every DSCP entry
+                    for sel, prio, proto in list(port.apps):
+                        if sel == SEL_DSCP and port.delapp(proto, prio):
+                            return 1, "Priority trust state is not supported on your system\n", ""
+                else:                                   # setDefaultAppEntry(..., 64)
+                    for i in range(64):
+                        if port.setapp(i, i >> 3):
+                            return 1, "Priority trust state is not supported on your system\n", ""
             changed = True
+        if port.buffers is None:
+            out.append("Buffers commands are not supported on your system\n")
+            out.append("Rate limit is not supported on your system!\n")
         tsa, tcbw, prio_tc = list(port.tsa), list(port.tcbw), list(port.prio_tc)
         if o.get("tsa"):
             names = o["tsa"].split(",")
@@ -386,20 +478,21 @@ class FakeMlnxQos(object):
             tcbw = vals
         if o.get("prio_tc"):
             prio_tc = [int(v) for v in o["prio_tc"].split(",")]
+        shown = None
         if o.get("tsa") or o.get("tcbw") or o.get("prio_tc"):
-            bw_sum = sum(b for t, b in zip(tsa, tcbw) if t == 2)
-            if "ets" in port.fail or (any(t == 2 for t in tsa) and bw_sum != 100):
-                return 1, self.NETLINK_ERR, ""
-            port.tsa, port.tcbw, port.prio_tc = tsa, tcbw, prio_tc
+            if "ets" in port.fail or not port.setets(tsa, tcbw, prio_tc):
+                return 1, "".join(out) + self.NETLINK_ERR, ""
+            shown = (prio_tc, tsa, tcbw)     # mlnx_qos prints what it asked for
             changed = True
         if changed:
             port.trust_history.append(port.trust())
-        out.append(self.pretty(port, o.get("printall", False)))
+        out.append(self.pretty(port, o.get("printall", False), shown))
         return 0, "".join(out), ""
 
     @staticmethod
-    def pretty(port, printall):
-        """Port of mlnx-tools python/mlnx_qos pretty_print()."""
+    def pretty(port, printall, shown=None):
+        """Port of mlnx-tools python/mlnx_qos pretty_print(); ``shown``: the (prio_tc, tsa, tcbw) it set."""
+        prio_tc, tsa, tcbw = shown or (port.prio_tc, port.tsa, port.tcbw)
         lines = ["DCBX mode: OS controlled" if port.dcbx_host else "DCBX mode: Firmware controlled"]
         trust = port.trust()
         lines.append("Priority trust state: " + trust)
@@ -424,12 +517,14 @@ class FakeMlnxQos(object):
                 if temp != "":
                     lines.append(temp)
         lines.append("default priority:")
-        lines.append("Receive buffer size (bytes): " + "".join("%d," % b for b in port.buffers))
+        if port.buffers is not None:
+            lines.append("Receive buffer size (bytes): " + "".join("%d," % b for b in port.buffers))
         lines.append("Cable len: %d" % port.cable_len)
         lines.append("PFC configuration:")
         lines.append("\tpriority    0   1   2   3   4   5   6   7")
         msg = "\tenabled     " + "".join("%1d   " % ((port.pfc_en >> up) & 1) for up in range(8))
-        msg += "\n\tbuffer      " + "".join("%1d   " % 0 for _up in range(8))
+        if port.buffers is not None:
+            msg += "\n\tbuffer      " + "".join("%1d   " % 0 for _up in range(8))
         lines.append(msg)
         tc2up = {}
         order = []
@@ -438,15 +533,16 @@ class FakeMlnxQos(object):
                 tc2up[i] = []
                 order.append(i)
         for up in range(8):
-            tc = port.prio_tc[up]
+            tc = prio_tc[up]
             if tc not in tc2up:
                 tc2up[tc] = []
                 order.append(tc)
             tc2up[tc].append(up)
         for tc in order:
-            t = port.tsa[tc]
-            msg = "tc: %d ratelimit: unlimited, tsa: " % tc
-            msg += ("ets, bw: %s%%" % port.tcbw[tc]) if t == 2 else ("strict" if t == 0 else ("vendor" if t == 255 else "unknown"))
+            t = tsa[tc]
+            # no maxrate op (ice): mlnx_qos's rate list is empty and the prefix is lost
+            msg = "tc: %d ratelimit: unlimited, tsa: " % tc if port.buffers is not None else ""
+            msg += ("ets, bw: %s%%" % tcbw[tc]) if t == 2 else ("strict" if t == 0 else ("vendor" if t == 255 else "unknown"))
             lines.append(msg)
             for up in tc2up[tc]:
                 lines.append("\t priority:  %s" % up)

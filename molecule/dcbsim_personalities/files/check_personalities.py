@@ -1,0 +1,333 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Prove dcbsim's personalities on a lab VM with iproute2 ``dcb`` (test helper).
+
+Runs as root on a lab VM (ansible.builtin.script with python3, or by hand).
+Loads ``dcbsim num_devs=3 personality=generic,mlx5,ice`` (dcbsim0 generic,
+dcbsim1 mlx5, dcbsim2 ice), then for each personality adds, remaps and
+deletes DSCP entries, reads the APP table back (``dcb -j app show``) with the
+trust state (``/sys/class/net/DEV/dcbsim/trust``), and sets good and bad ETS,
+PFC, maxrate and DCBX, comparing every outcome with what that driver does.
+With ``--mlnx-qos PATH`` the same remaps run through the mlnx_qos test double.
+
+Prints a transcript (every command, its exit status and error line, the
+table and trust after it, the kernel log lines it caused) and with
+``--json FILE`` writes the results; exits 1 when any outcome differs.
+Unloads dcbsim at the end; with ``--reload`` a dcbsim that was loaded before
+is removed first and loaded again (default parameters) at the end.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+DEVS = {"generic": "dcbsim0", "mlx5": "dcbsim1", "ice": "dcbsim2"}
+RESULTS = []
+
+
+def sh(argv):
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=False)
+    return p.returncode, p.stdout, p.stderr
+
+
+def kmsg_count():
+    return len(sh(["dmesg"])[1].splitlines())
+
+
+def kmsg_since(count, dev):
+    lines = sh(["dmesg"])[1].splitlines()[count:]
+    return [ln.split("] ", 1)[-1] for ln in lines if dev in ln or "dcbsim" in ln]
+
+
+def app_table(dev):
+    rc, out, err = sh(["dcb", "-j", "app", "show", "dev", dev])
+    if rc != 0:
+        return "error: " + err.strip()
+    data = json.loads(out or "{}")
+    return sorted([int(d), int(p)] for d, p in data.get("dscp_prio", []))
+
+
+def read_sys(dev, name):
+    with open("/sys/class/net/%s/dcbsim/%s" % (dev, name)) as f:
+        return f.read().strip()
+
+
+def trust(dev):
+    return read_sys(dev, "trust")
+
+
+def dscp_prio(dev, dscp):
+    for line in read_sys(dev, "dscp_prio").splitlines():
+        fields = line.split()
+        if int(fields[0]) == dscp:
+            return [int(p) for p in fields[1:]]
+    return []
+
+
+def show(dev, what):
+    rc, out, err = sh(["dcb", "-j", what, "show", "dev", dev])
+    return json.loads(out) if rc == 0 and out.strip() else {"rc": rc, "error": err.strip()}
+
+
+def step(pers, sid, title, argv, expect_rc=0, expect_err=None, app=None, trust_is=None, check=None):
+    """Run argv on the personality's device; compare rc, error text, APP table, trust, extra checks."""
+    dev = DEVS[pers]
+    argv = [a.replace("DEV", dev) for a in argv]
+    before = kmsg_count()
+    rc, out, err = sh(argv)
+    got = {"rc": rc, "app": app_table(dev), "trust": trust(dev)}
+    problems = []
+    if expect_rc is not None and rc != expect_rc:
+        problems.append("rc %d, expected %d" % (rc, expect_rc))
+    if expect_err and expect_err not in (out + err):
+        problems.append("output lacks %r" % expect_err)
+    if app is not None and got["app"] != sorted(app):
+        problems.append("app table %s, expected %s" % (got["app"], sorted(app)))
+    if trust_is is not None and got["trust"] != trust_is:
+        problems.append("trust %s, expected %s" % (got["trust"], trust_is))
+    extra = {}
+    if check:
+        for name, (value, expected) in check(dev).items():
+            extra[name] = value
+            if value != expected:
+                problems.append("%s %s, expected %s" % (name, value, expected))
+    res = {"personality": pers, "id": sid, "title": title, "command": " ".join(argv), "rc": rc,
+           "stdout": out.strip()[-2000:], "stderr": err.strip(), "app": got["app"], "trust": got["trust"],
+           "extra": extra, "kernel": kmsg_since(before, dev), "ok": not problems, "problems": problems}
+    RESULTS.append(res)
+    print("[%s] %s %s" % (pers, sid, title))
+    print("  $ %s" % res["command"])
+    print("  rc=%d%s" % (rc, ("  stderr: " + " | ".join(err.strip().splitlines())) if err.strip() else ""))
+    if out.strip() and "mlnx_qos" in res["command"]:
+        for line in out.strip().splitlines()[:6]:
+            print("  | " + line)
+    print("  app=%s trust=%s%s" % (json.dumps(got["app"]), got["trust"],
+                                   (" " + json.dumps(extra, sort_keys=True)) if extra else ""))
+    for line in res["kernel"]:
+        print("  kernel: " + line)
+    print("  -> %s" % ("ok" if not problems else "FAIL: " + "; ".join(problems)))
+    return res
+
+
+def expect_ets(prio_tc=None, tc_tsa=None, tc_bw=None, ets_cap=None, pfc=None, delay=None):
+    """A check: the given ETS/PFC fields as dcb -j shows them."""
+    def check(dev):
+        e, p = show(dev, "ets"), show(dev, "pfc")
+        out = {}
+        for key, want in (("prio_tc", prio_tc), ("tc_tsa", tc_tsa), ("tc_bw", tc_bw), ("ets_cap", ets_cap)):
+            if want is not None:
+                out[key] = (e.get(key), want)
+        if pfc is not None:
+            en = p.get("prio_pfc")
+            out["pfc"] = ([i for i, on in enumerate(en) if on] if isinstance(en, list) else en, pfc)
+        if delay is not None:
+            out["delay"] = (p.get("delay"), delay)
+        return out
+    return check
+
+
+def expect_tsa(tc, tsa):
+    def check(dev):
+        got = show(dev, "ets").get("tc_tsa")
+        return {"tc_tsa[%d]" % tc: (got[tc] if isinstance(got, list) else got, tsa)}
+    return check
+
+
+def expect_dscp_prio(dscp, prios):
+    def check(dev):
+        return {"dscp_prio[%d]" % dscp: (dscp_prio(dev, dscp), prios)}
+    return check
+
+
+def app_rules():
+    dcb = ["dcb", "app"]
+    # generic: the kernel's own table keeps both entries of a DSCP
+    step("generic", "G1", "first DSCP entry", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"], app=[[26, 3]], trust_is="dscp")
+    step("generic", "G2", "remap 26 3->5, step 1: add 26:5 (both kept)", dcb + ["add", "dev", "DEV", "dscp-prio", "26:5"],
+         app=[[26, 3], [26, 5]], trust_is="dscp")
+    step("generic", "G3", "remap 26 3->5, step 2: del 26:3", dcb + ["del", "dev", "DEV", "dscp-prio", "26:3"],
+         app=[[26, 5]], trust_is="dscp")
+    step("generic", "G4", "add an entry that exists", dcb + ["add", "dev", "DEV", "dscp-prio", "26:5"],
+         expect_rc=1, expect_err="File exists", app=[[26, 5]])
+    step("generic", "G5", "dcb app replace 26:3 (add, then delete the old)", dcb + ["replace", "dev", "DEV", "dscp-prio", "26:3"],
+         app=[[26, 3]], trust_is="dscp")
+    step("generic", "G6", "delete the last DSCP entry", dcb + ["del", "dev", "DEV", "dscp-prio", "26:3"], app=[], trust_is="pcp")
+    step("generic", "G7", "an EtherType entry", dcb + ["add", "dev", "DEV", "ethtype-prio", "0x8906:3"], app=[], trust_is="pcp")
+    step("generic", "G8", "remove it", dcb + ["del", "dev", "DEV", "ethtype-prio", "0x8906:3"], app=[], trust_is="pcp")
+
+    # mlx5: a set replaces the DSCP's mapping; only the current mapping can be deleted
+    step("mlx5", "M0", "reset state", ["dcb", "-j", "ets", "show", "dev", "DEV"], app=[], trust_is="pcp",
+         check=expect_ets(prio_tc=[1, 0, 2, 3, 4, 5, 6, 7], tc_tsa=["vendor"] * 8, tc_bw=[0] * 8, pfc=[], delay=7))
+    step("mlx5", "M1", "first DSCP entry: trust dscp", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
+         app=[[26, 3]], trust_is="dscp", check=expect_dscp_prio(26, [3]))
+    step("mlx5", "M2", "remap 26 3->5 in one set", dcb + ["add", "dev", "DEV", "dscp-prio", "26:5"],
+         app=[[26, 5]], trust_is="dscp", check=expect_dscp_prio(26, [5]))
+    step("mlx5", "M3", "the generic remap back, step 1: add 26:3 (replaces 26:5)", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
+         app=[[26, 3]], trust_is="dscp")
+    step("mlx5", "M4", "the generic remap back, step 2: del 26:5 (no longer mapped)", dcb + ["del", "dev", "DEV", "dscp-prio", "26:5"],
+         expect_rc=1, expect_err="No such file or directory", app=[[26, 3]], trust_is="dscp")
+    step("mlx5", "M5", "dcb app replace 26:5: the add replaces, the delete of 26:3 then fails",
+         dcb + ["replace", "dev", "DEV", "dscp-prio", "26:5"], expect_rc=1, expect_err="Could not remove replaced APP entries",
+         app=[[26, 5]], trust_is="dscp")
+    step("mlx5", "M6", "add the entry that exists: no error (delete + add)", dcb + ["add", "dev", "DEV", "dscp-prio", "26:5"],
+         app=[[26, 5]], trust_is="dscp")
+    step("mlx5", "M7", "second DSCP", dcb + ["add", "dev", "DEV", "dscp-prio", "10:1"], app=[[10, 1], [26, 5]], trust_is="dscp")
+    step("mlx5", "M8", "delete 26:5 (another entry left): the DSCP maps to 0", dcb + ["del", "dev", "DEV", "dscp-prio", "26:5"],
+         app=[[10, 1]], trust_is="dscp", check=expect_dscp_prio(26, [0]))
+    step("mlx5", "M9", "delete the last DSCP entry: trust pcp", dcb + ["del", "dev", "DEV", "dscp-prio", "10:1"], app=[], trust_is="pcp")
+    step("mlx5", "M10", "an EtherType entry is refused", dcb + ["add", "dev", "DEV", "ethtype-prio", "0x8906:3"],
+         expect_rc=1, expect_err="Invalid argument", app=[], trust_is="pcp")
+
+    # ice: a mapped DSCP cannot be set again; an empty table means L2 VLAN mode and the default config
+    step("ice", "I0", "reset state", ["dcb", "-j", "ets", "show", "dev", "DEV"], app=[], trust_is="pcp",
+         check=expect_ets(prio_tc=[0] * 8, tc_tsa=["ets"] + ["strict"] * 7, tc_bw=[100] + [0] * 7, ets_cap=8, pfc=[]))
+    step("ice", "I1", "PFC on priority 3 (VLAN mode)", ["dcb", "pfc", "set", "dev", "DEV", "prio-pfc", "3:on"],
+         app=[], trust_is="pcp", check=expect_ets(pfc=[3]))
+    step("ice", "I2", "first DSCP entry: L3 DSCP mode, ETS to its DSCP defaults", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
+         app=[[26, 3]], trust_is="dscp",
+         check=expect_ets(prio_tc=list(range(8)), tc_tsa=["ets"] * 8, tc_bw=[100] + [0] * 7, pfc=[3]))
+    step("ice", "I3", "remap 26 3->5 in one set: refused", dcb + ["add", "dev", "DEV", "dscp-prio", "26:5"],
+         expect_rc=1, expect_err="Invalid argument", app=[[26, 3]], trust_is="dscp")
+    step("ice", "I4", "add the entry that exists", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
+         expect_rc=1, expect_err="File exists", app=[[26, 3]], trust_is="dscp")
+    step("ice", "I5", "dcb app replace 26:5: the add is refused", dcb + ["replace", "dev", "DEV", "dscp-prio", "26:5"],
+         expect_rc=1, expect_err="Could not add new APP entries", app=[[26, 3]], trust_is="dscp")
+    step("ice", "I6", "second DSCP", dcb + ["add", "dev", "DEV", "dscp-prio", "10:1"], app=[[10, 1], [26, 3]], trust_is="dscp")
+    step("ice", "I7", "remap 26 3->5, step 1: del 26:3 (10 keeps DSCP mode)", dcb + ["del", "dev", "DEV", "dscp-prio", "26:3"],
+         app=[[10, 1]], trust_is="dscp", check=expect_dscp_prio(26, [2]))
+    step("ice", "I8", "remap 26 3->5, step 2: add 26:5", dcb + ["add", "dev", "DEV", "dscp-prio", "26:5"],
+         app=[[10, 1], [26, 5]], trust_is="dscp", check=expect_dscp_prio(26, [5]))
+    step("ice", "I9", "delete 10:1", dcb + ["del", "dev", "DEV", "dscp-prio", "10:1"], app=[[26, 5]], trust_is="dscp")
+    step("ice", "I10", "remap the only entry, step 1: del 26:5 -> VLAN mode, default config (PFC off)",
+         dcb + ["del", "dev", "DEV", "dscp-prio", "26:5"], app=[], trust_is="pcp",
+         check=expect_ets(prio_tc=[0] * 8, tc_tsa=["ets"] + ["strict"] * 7, tc_bw=[100] + [0] * 7, pfc=[]))
+    step("ice", "I11", "remap the only entry, step 2: add 26:3 -> DSCP mode again", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
+         app=[[26, 3]], trust_is="dscp")
+    step("ice", "I12", "an EtherType entry is refused", dcb + ["add", "dev", "DEV", "ethtype-prio", "0x8906:3"],
+         expect_rc=1, expect_err="Invalid argument", app=[[26, 3]], trust_is="dscp")
+    step("ice", "I13", "delete the last DSCP entry", dcb + ["del", "dev", "DEV", "dscp-prio", "26:3"], app=[], trust_is="pcp")
+
+
+def ets_rules():
+    ets = ["dcb", "ets", "set", "dev", "DEV"]
+    prio = ["prio-tc", "0:0", "1:0", "2:0", "3:1", "4:0", "5:0", "6:2", "7:0"]
+    good = prio + ["tc-tsa", "0:ets", "1:ets", "2:strict", "tc-bw", "0:50", "1:50", "2:0"]
+    # TC2 gets no priority: 20% on TC5: iproute2 sums all 8 TCs (100); the drivers count 80
+    bad = prio[:7] + ["6:1", "7:0"] + ["tc-tsa", "0:ets", "1:ets", "5:strict", "tc-bw", "0:50", "1:30", "5:20"]
+    # the strict TC2 (in use) carries 20%: ETS TCs sum to 80 (generic, mlx5 refuse), the TCs in use to 100 (ice takes it)
+    strict_bw = prio + ["tc-tsa", "0:ets", "1:ets", "2:strict", "tc-bw", "0:40", "1:40", "2:20"]
+    noncontig = ["prio-tc", "0:0", "1:0", "2:0", "3:3", "4:0", "5:0", "6:6", "7:0", "tc-tsa", "0:ets", "1:strict", "2:strict",
+                 "3:ets", "6:strict", "tc-bw", "0:50", "1:0", "2:0", "3:50", "6:0"]
+    good_prio_tc = [0, 0, 0, 1, 0, 0, 2, 0]
+    good_bw = [50, 50] + [0] * 6
+    for pers in ("generic", "mlx5", "ice"):
+        p = pers[0].upper()
+        ice = pers == "ice"
+        # ice: "desired" still holds PFC 3 from I1; a commit of it brings PFC back
+        step(pers, p + "E1", "good ETS (TC0/TC1 50/50, TC2 strict)", ets + good,
+             check=expect_ets(prio_tc=good_prio_tc, tc_bw=good_bw, pfc=[3] if ice else []))
+        step(pers, p + "E2", "ETS bandwidths that sum to 80 in the driver: refused (dcb exits 0, unchanged)", ets + bad,
+             check=expect_ets(prio_tc=good_prio_tc, tc_bw=good_bw))
+        # ice: the refused ETS stays in "desired", so the PFC commit fails too
+        step(pers, p + "E3", "PFC on 3 and 4 right after the refused ETS", ["dcb", "pfc", "set", "dev", "DEV", "prio-pfc", "3:on", "4:on"],
+             check=expect_ets(pfc=[3] if ice else [3, 4]))
+        step(pers, p + "E4", "good ETS again", ets + good, check=expect_ets(prio_tc=good_prio_tc, tc_bw=good_bw, pfc=[3, 4]))
+        step(pers, p + "E5", "PFC on 3 only", ["dcb", "pfc", "set", "dev", "DEV", "prio-pfc", "3:on", "4:off"], check=expect_ets(pfc=[3]))
+        step(pers, p + "E6", "a strict TC with 20%: ETS TCs sum to 80, TCs in use to 100", ets + strict_bw,
+             check=expect_ets(tc_bw=[40, 40, 20] + [0] * 5 if ice else good_bw))
+        step(pers, p + "E7", "non-contiguous TCs 0, 3, 6 (ice: taken, then the default config)", ets + noncontig,
+             check=expect_ets(prio_tc=[0] * 8 if ice else [0, 0, 0, 3, 0, 0, 6, 0],
+                              tc_bw=[100] + [0] * 7 if ice else [50, 0, 0, 50, 0, 0, 0, 0],
+                              pfc=[] if ice else [3]))
+        step(pers, p + "E8", "a CBS TC (generic: EINVAL, mlx5: EOPNOTSUPP, ice: no TSA check)", ets + ["tc-tsa", "7:cbs"],
+             check=expect_tsa(7, {"generic": "strict", "mlx5": "vendor", "ice": "cbs"}[pers]))
+    # other ops
+    step("generic", "GX1", "maxrate 150 Mb/s on TC0", ["dcb", "maxrate", "set", "dev", "DEV", "tc-maxrate", "0:150Mbit"])
+    step("mlx5", "MX1", "maxrate 150 Mb/s on TC0 (mlx5: 100 Mb/s units)", ["dcb", "maxrate", "set", "dev", "DEV", "tc-maxrate", "0:150Mbit"])
+    step("ice", "IX1", "maxrate (ice has no maxrate op)", ["dcb", "maxrate", "set", "dev", "DEV", "tc-maxrate", "0:150Mbit"], expect_rc=None)
+    for pers in ("generic", "mlx5", "ice"):
+        step(pers, pers[0].upper() + "X2", "maxrate read back", ["dcb", "maxrate", "show", "dev", "DEV"], expect_rc=None)
+        step(pers, pers[0].upper() + "X3", "dcbx set host ieee (ice: the mode it has is refused)",
+             ["dcb", "dcbx", "set", "dev", "DEV", "host", "ieee"], expect_rc=1 if pers == "ice" else 0)
+        step(pers, pers[0].upper() + "X4", "dcbx read back", ["dcb", "dcbx", "show", "dev", "DEV"], expect_rc=0)
+        step(pers, pers[0].upper() + "X5", "PFC delay 2000", ["dcb", "pfc", "set", "dev", "DEV", "delay", "2000"],
+             check=expect_ets(delay={"generic": 2000, "mlx5": 7, "ice": 0}[pers]))
+        step(pers, pers[0].upper() + "X6", "buffer read", ["dcb", "buffer", "show", "dev", "DEV"], expect_rc=1 if pers == "ice" else 0)
+
+
+def mlnx_qos_rules(binary):
+    q = [sys.executable, binary, "-i", "DEV"]
+    for pers in ("generic", "mlx5", "ice"):
+        p = pers[0].upper() + "Q"
+        step(pers, p + "1", "mlnx_qos --dscp2prio set,26,3", q + ["--dscp2prio", "set,26,3"], app=[[26, 3]], trust_is="dscp")
+        remap = {"generic": (0, None, [[26, 3], [26, 5]]), "mlx5": (0, None, [[26, 5]]),
+                 "ice": (1, "dscp2prio command failed", [[26, 3]])}[pers]
+        step(pers, p + "2", "mlnx_qos remap 26 3->5: --dscp2prio set,26,5", q + ["--dscp2prio", "set,26,5"],
+             expect_rc=remap[0], expect_err=remap[1], app=remap[2], trust_is="dscp")
+        delete = {"generic": (0, None, [[26, 5]], "dscp"), "mlx5": (1, "dscp2prio command failed", [[26, 5]], "dscp"),
+                  "ice": (0, None, [], "pcp")}[pers]
+        step(pers, p + "3", "mlnx_qos --dscp2prio del,26,3", q + ["--dscp2prio", "del,26,3"],
+             expect_rc=delete[0], expect_err=delete[1], app=delete[2], trust_is=delete[3])
+        step(pers, p + "4", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp")
+        step(pers, p + "5", "mlnx_qos --trust dscp: the 64 default entries", q + ["--trust", "dscp"],
+             app=[[d, d >> 3] for d in range(64)], trust_is="dscp")
+        step(pers, p + "6", "mlnx_qos --trust pcp: every DSCP entry deleted", q + ["--trust", "pcp"], app=[], trust_is="pcp")
+        # ice: the empty table left the default config (every priority on TC0): one TC in use gets 100%
+        step(pers, p + "7", "mlnx_qos ETS bandwidths summing to 80 (ice: one TC in use, TC0 gets 100%)",
+             q + ["--tsa", "ets,ets,strict,strict,strict,strict,strict,strict", "--tcbw", "50,30,0,0,0,0,0,0"],
+             expect_rc=0 if pers == "ice" else 1, expect_err=None if pers == "ice" else "Netlink error: Bad value. see dmesg.",
+             check=expect_ets(tc_bw=[100, 30] + [0] * 6) if pers == "ice" else None)
+        step(pers, p + "8", "mlnx_qos -a", q + ["-a"], expect_rc=0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mlnx-qos", help="path of mlnx_qos_double.py: run the mlnx_qos checks too")
+    ap.add_argument("--json", help="write the results to this file")
+    ap.add_argument("--reload", action="store_true", help="unload a dcbsim that is loaded, and load it again at the end")
+    ap.add_argument("--ko", help="insmod this dcbsim.ko instead of the installed module")
+    args = ap.parse_args()
+
+    was_loaded = os.path.isdir("/sys/module/dcbsim")
+    if was_loaded:
+        if not args.reload:
+            sys.exit("dcbsim is loaded: give --reload to unload it for the checks")
+        rc, _out, err = sh(["modprobe", "-r", "dcbsim"])
+        if rc != 0:
+            sys.exit("modprobe -r dcbsim: " + err)
+    params = ["num_devs=3", "personality=generic,mlx5,ice"]
+    rc, _out, err = sh(["insmod", args.ko] + params if args.ko else ["modprobe", "dcbsim"] + params)
+    if rc != 0:
+        sys.exit("loading dcbsim: " + err)
+    try:
+        for dev in DEVS.values():
+            sh(["ip", "link", "set", "dev", dev, "up"])
+        for pers, dev in DEVS.items():
+            rc, out, _err = sh(["ethtool", "-i", dev])
+            print("%s: %s, ethtool driver %s" % (dev, read_sys(dev, "personality"), out.splitlines()[0].split(": ", 1)[-1]))
+        app_rules()
+        ets_rules()
+        if args.mlnx_qos:
+            mlnx_qos_rules(args.mlnx_qos)
+    finally:
+        sh(["modprobe", "-r", "dcbsim"])
+        if was_loaded:
+            sh(["modprobe", "dcbsim"])
+    failed = [r for r in RESULTS if not r["ok"]]
+    names = ", ".join(r["personality"] + " " + r["id"] for r in failed)
+    print("\n%d checks, %d failed%s" % (len(RESULTS), len(failed), (": " + names) if failed else ""))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"results": RESULTS, "failed": len(failed)}, f, indent=1)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
