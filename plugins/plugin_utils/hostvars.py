@@ -27,12 +27,14 @@ def _needs_templating(value):
     return isinstance(value, (Mapping, list, tuple))
 
 
-def read_hosts(task_vars, hosts, variables=(), facts=()):
+def read_hosts(task_vars, hosts, variables=(), facts=(), data=()):
     """``{host: {"facts": {name: value or None}, "vars": {name: value}, "known": bool}}`` in host order.
 
-    ``variables``: names of host variables to read (absent ones are left out of ``vars``);
-    ``facts``: names under ``ansible_facts`` (absent ones are None). ``known`` is false for a
-    name that is not an inventory host.
+    ``variables``: names of host variables to read, templated where they hold a template;
+    ``data``: names of variables that hold data (registered results, facts set by set_fact),
+    read as they are; absent ones are left out of ``vars``. ``facts``: names under
+    ``ansible_facts`` (absent ones are None). ``known`` is false for a name that is not an
+    inventory host.
     """
     hostvars = task_vars.get("hostvars")
     out = {}
@@ -55,5 +57,8 @@ def read_hosts(task_vars, hosts, variables=(), facts=()):
                     templated = hostvars[host]
                 value = templated[name]
             values[name] = value
+        for name in data:
+            if name in raw:
+                values[name] = raw[name]
         out[host] = {"facts": dict((name, host_facts.get(name)) for name in facts), "vars": values, "known": True}
     return out
