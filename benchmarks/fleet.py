@@ -39,8 +39,9 @@ What it does, for each N:
    groups    inventories/example/02-constructed.yml (constructed groups from the fact cache) over
              the N hosts, with one no-op task on localhost
 
-It prints one table per run (stage, N, wall, CPU, floor, ratio to the floor, peak RSS) and the growth
-exponent per stage between the two largest N it ran (log(t2/t1) / log(N2/N1)). --save writes the
+It prints one table per run (stage, N, wall, CPU, floor, ratio to the floor in wall and in CPU seconds,
+peak RSS) and the growth exponent per stage between the two largest N it ran (log(t2/t1) / log(N2/N1)),
+of wall and of CPU time. --save writes the
 figures as JSON; --compare prints a before/after table against such a file. A stage that runs longer
 than --timeout is stopped and shown as "> T". Machines shared with other jobs make seconds vary:
 read the ratios to the floor and the CPU seconds.
@@ -341,9 +342,9 @@ def stage_command(stage, collection, base, inv):
 # --------------------------------------------------------------------------
 # tables
 # --------------------------------------------------------------------------
-def exponent(rows, stage):
-    """Growth exponent between the two largest N where the stage finished."""
-    done = sorted((r["n"], r["wall"]) for r in rows if r["stage"] == stage and not r["timed_out"] and r["rc"] == 0)
+def exponent(rows, stage, key="wall"):
+    """Growth exponent of wall (or CPU) time between the two largest N where the stage finished."""
+    done = sorted((r["n"], r[key]) for r in rows if r["stage"] == stage and not r["timed_out"] and r["rc"] == 0)
     if len(done) < 2:
         return None
     (n1, t1), (n2, t2) = done[-2], done[-1]
@@ -360,20 +361,22 @@ def _wall(r):
 
 def table(rows, title):
     floors = dict((r["n"], r) for r in rows if r["stage"] == "noop" and not r["timed_out"] and r["rc"] == 0)
-    lines = [title, "| stage | N | wall s | CPU s | floor s | ratio | peak RSS MB | variant |",
+    lines = [title, "| stage | N | wall s | CPU s | floor wall / CPU s | ratio wall / CPU | peak RSS MB | variant |",
              "|---|---|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (STAGES.index(r["stage"]), r["n"])):
         floor = floors.get(r["n"])
         ratio = "-"
         if floor and r["stage"] != "noop":
-            ratio = ("> %.1f" if r["timed_out"] else "%.1f") % (r["wall"] / floor["wall"])
+            ratio = ("> %.1f / %.1f" if r["timed_out"] else "%.1f / %.1f") % (
+                r["wall"] / floor["wall"], r["cpu"] / max(floor["cpu"], 0.01))
         lines.append("| %s | %d | %s | %.1f | %s | %s | %.0f | %s |" % (
-            r["stage"], r["n"], _wall(r), r["cpu"], "%.1f" % floor["wall"] if floor else "-", ratio,
-            r["maxrss_mb"], r.get("variant", "")))
+            r["stage"], r["n"], _wall(r), r["cpu"], "%.1f / %.1f" % (floor["wall"], floor["cpu"]) if floor else "-",
+            ratio, r["maxrss_mb"], r.get("variant", "")))
     lines.append("")
-    lines.append("growth exponent between the two largest N that finished: " + ", ".join(
-        "%s %s" % (s, "%.2f" % e if e is not None else "-") for s in STAGES
-        for e in [exponent(rows, s)] if any(r["stage"] == s for r in rows)))
+    for key in ("wall", "cpu"):
+        lines.append("growth exponent (%s) between the two largest N that finished: " % key + ", ".join(
+            "%s %s" % (s, "%.2f" % e if e is not None else "-") for s in STAGES
+            for e in [exponent(rows, s, key)] if any(r["stage"] == s for r in rows)))
     return "\n".join(lines)
 
 
@@ -381,7 +384,8 @@ def compare(before, after):
     b = dict(((r["stage"], r["n"]), r) for r in before)
     floors_b = dict((r["n"], r["wall"]) for r in before if r["stage"] == "noop" and r["rc"] == 0 and not r["timed_out"])
     floors_a = dict((r["n"], r["wall"]) for r in after if r["stage"] == "noop" and r["rc"] == 0 and not r["timed_out"])
-    lines = ["| stage | N | before wall s (ratio, RSS MB) | after wall s (ratio, RSS MB) |", "|---|---|---|---|"]
+    lines = ["| stage | N | before: wall s (ratio to floor), CPU s, RSS | after: wall s (ratio to floor), CPU s, RSS |",
+             "|---|---|---|---|"]
     for r in sorted(after, key=lambda r: (STAGES.index(r["stage"]), r["n"])):
         old = b.get((r["stage"], r["n"]))
 
@@ -390,7 +394,7 @@ def compare(before, after):
                 return "not run"
             fl = floors.get(x["n"])
             ratio = "" if not fl or x["stage"] == "noop" else ", %s%.1fx" % ("> " if x["timed_out"] else "", x["wall"] / fl)
-            return "%s (%s%s, %.0f MB)" % (_wall(x), "", ratio.lstrip(", "), x["maxrss_mb"])
+            return "%s (%s), %.1f CPU s, %.0f MB" % (_wall(x), ratio.lstrip(", ") or "floor", x["cpu"], x["maxrss_mb"])
         lines.append("| %s | %d | %s | %s |" % (r["stage"], r["n"], cell(old, floors_b), cell(r, floors_a)))
     return "\n".join(lines)
 
