@@ -403,7 +403,7 @@ def compare(before, after):
 def main(argv):
     if len(argv) > 1 and argv[1] == "--_measure":
         return measured_child(argv[2], float(argv[3]), argv[5:])
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     ap.add_argument("--n", default="10,100,1000,10000", help="host counts, comma-separated")
     ap.add_argument("--stages", default=",".join(STAGES), help="stages, comma-separated: %s" % ", ".join(STAGES))
     ap.add_argument("--collection", default=os.path.join(REPO, "build", "collections"),

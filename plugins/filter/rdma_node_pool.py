@@ -13,7 +13,7 @@ version_added: 0.2.0
 author: rdma.fabric developers
 description:
   - The name of the node pool a host belongs to, from its C(ansible_facts.rdma) alone, the same name
-    M(rdma.fabric.node_pools) gives: the port count per kind (C(ib2), C(roce1), C(soft1), C(none)) and 8 hex digits of
+    M(rdma.fabric.node_pools) gives, the port count per kind (C(ib2), C(roce1), C(soft1), C(none)) and 8 hex digits of
     a hash of the NIC layout (devices and ports compared by what the controller-side derivations read; GUIDs, GIDs,
     addresses, PCI addresses, MTU and rate left out). Hosts with the same layout get the same name, in any run.
   - Made for inventories (a C(constructed) source's C(keyed_groups) or C(compose)), for example one group per pool.

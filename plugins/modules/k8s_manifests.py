@@ -14,7 +14,7 @@ short_description: Write Kubernetes objects as YAML files for GitOps, in one con
 version_added: 0.2.0
 description:
   - Writes every object of O(objects) as one YAML file in O(dest), every node of O(node_labels) as a Node
-    label patch in O(dest)C(/node-labels/), a C(kustomization.yaml) listing the objects (not the node patches: a
+    label patch in O(dest)C(/node-labels/), a C(kustomization.yaml) listing the objects (not the node patches; a
     GitOps tool must never own or prune Node objects) and the O(files) given as text. Used by the
     C(rdma.fabric.k8s_rdma_stack) role.
   - "File names come from the object's identity, not its position: C(<kind>-[<namespace>-]<name>.yaml) with the
@@ -25,7 +25,7 @@ description:
     then renamed). Files in O(dest) and O(dest)C(/node-labels/) whose first line starts with O(marker) and that
     are not wanted any more are removed; no other file is touched.
   - With O(state=absent) every file carrying the marker is removed (the folders stay).
-  - Runs on the controller (an action plugin): the files are written where C(ansible-playbook) runs.
+  - Runs on the controller (an action plugin); the files are written where C(ansible-playbook) runs.
 author:
   - rdma.fabric developers (@rdma-fabric)
 attributes:

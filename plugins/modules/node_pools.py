@@ -22,7 +22,7 @@ description:
     name is the port count per kind (C(ib2), C(roce1), C(soft1), C(none)) and 8 hex digits of a hash of the layout,
     stable across runs."
   - With O(nccl) each pool also gets its NCCL environment (the P(rdma.fabric.nccl_env#filter) rules applied to the
-    pool's layout); a pool without an ACTIVE RDMA port gets C(NCCL_IB_DISABLE=1) unless O(nccl.on_no_rdma=fail).
+    pool's layout); a pool without an ACTIVE RDMA port gets C(NCCL_IB_DISABLE=1) unless the O(nccl) option C(on_no_rdma) is C(fail).
   - This is an action plugin that runs on the controller only; it changes nothing.
 author:
   - rdma.fabric developers (@rdma-fabric)

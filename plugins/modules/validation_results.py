@@ -47,7 +47,7 @@ options:
     default: ""
 seealso:
   - module: rdma.fabric.validation_plan
-  - plugin: rdma.fabric.validate_collect
+  - plugin: rdma.fabric.validate_result
     plugin_type: filter
 """
 

@@ -404,7 +404,7 @@ def check_role_vars(values):
 
     for name in ("output_dir", "kubeconfig", "context", "node_group"):
         need(name, _plain_text, "a path or name without NUL or line breaks")
-    need("node_group", lambda v: bool(v), "the name of an inventory group")
+    need("node_group", bool, "the name of an inventory group")
     need("field_manager", lambda v: _full(_FIELD_MANAGER, v), "1-128 printable characters without spaces")
     need("wait_timeout", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "an integer > 0 (seconds)")
     need("namespace", _dns_label, "a Kubernetes namespace name (DNS label: a-z, 0-9, '-', at most 63)")

@@ -152,8 +152,9 @@ class NodePools(object):
             for dev in pool["facts"].get("devices") or []:
                 for port in (dev.get("ports") or []) if isinstance(dev, dict) else []:
                     if isinstance(port, dict):
-                        ports.append("%s/%s %s %s%s" % (dev.get("name"), port.get("number"), port.get("link_layer"),
-                                                         port.get("state"), " (soft)" if dev.get("soft") else ""))
+                        ports.append("%s/%s %s %s%s" % (
+                            dev.get("name"), port.get("number"), port.get("link_layer"), port.get("state"),
+                            " (soft)" if dev.get("soft") else ""))
             out.append({"name": name, "hosts": len(pool["hosts"]), "ports": ports})
         return out
 
