@@ -34,7 +34,8 @@ def make_plan(args, host_values):
     """The module's return values from ``{host: {"rdma": facts, "device", "port", "data_ip", "switch"}}``."""
     options = plan_options(args)
     try:
-        fv.check_options(**options)
+        fv.check_options(timeout=args["timeout"], connect_retries=args["connect_retries"],
+                         results_dir=args["results_dir"], **options)
     except fv.ValidateError as e:
         raise fv.ValidateError(args["var_prefix"] + str(e))
     errors = []

@@ -123,6 +123,18 @@ options:
     description: Pings of each rping test.
     type: int
     default: 10
+  timeout:
+    description: Seconds after which either side of a test is killed (checked here, used by the role's test tasks).
+    type: int
+    default: 60
+  connect_retries:
+    description: How often a client retries while its server is not listening yet (checked here).
+    type: int
+    default: 10
+  results_dir:
+    description: Where the role writes C(validation.json) (checked here); empty means nowhere.
+    type: str
+    default: ""
 seealso:
   - plugin: rdma.fabric.validate_plan
     plugin_type: filter
@@ -173,6 +185,9 @@ ARGUMENT_SPEC = dict(
     bw_iterations_soft=dict(type="int", default=300),
     bw_size=dict(type="int", default=65536),
     rping_count=dict(type="int", default=10),
+    timeout=dict(type="int", default=60),
+    connect_retries=dict(type="int", default=10),
+    results_dir=dict(type="str", default=""),
 )
 
 

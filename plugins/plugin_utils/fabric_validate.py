@@ -321,8 +321,13 @@ def _entry(test, server, client, **kw):
 def check_options(tests=DEFAULT_TESTS, base_port=18515, min_bw_fraction=0.5, min_bw_fraction_soft=0.001,
                   min_bw_gbps=None, max_latency_us=None, max_latency_us_soft=None, lat_iterations=1000,
                   lat_iterations_soft=100, bw_iterations=5000, bw_iterations_soft=300, bw_size=65536, rping_count=10,
-                  topology="ring", neighbours=1, concurrency=0):
-    """Raise :class:`ValidateError` naming the first bad option and the allowed values."""
+                  topology="ring", neighbours=1, concurrency=0, timeout=60, connect_retries=10, results_dir=""):
+    """Raise :class:`ValidateError` naming the first bad option and the allowed values.
+
+    ``timeout``, ``connect_retries`` (the perftest sides) and ``results_dir`` (where
+    validation.json goes) are not used by the plan; they are checked here so that every
+    option is checked before the role changes anything.
+    """
     tests = list(tests or [])
     for test in tests:
         if test not in TESTS:
@@ -335,10 +340,14 @@ def check_options(tests=DEFAULT_TESTS, base_port=18515, min_bw_fraction=0.5, min
             ("lat_iterations_soft", lat_iterations_soft, 5, 100000000), ("bw_iterations", bw_iterations, 5, 100000000),
             ("bw_iterations_soft", bw_iterations_soft, 5, 100000000),
             ("bw_size", bw_size, 1, 1 << 30), ("rping_count", rping_count, 1, 1000000),
-            ("neighbours", neighbours, 1, 1000), ("concurrency", concurrency, 0, 1000000))
+            ("neighbours", neighbours, 1, 1000), ("concurrency", concurrency, 0, 1000000),
+            ("timeout", timeout, 1, 86400), ("connect_retries", connect_retries, 0, 1000))
     for name, value, low, high in ints:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise ValidateError("%s: %r is out of range; allowed: an integer %d-%d" % (name, value, low, high))
+    if not isinstance(results_dir, str) or "\x00" in results_dir or "\n" in results_dir:
+        raise ValidateError("results_dir: %r is not allowed; allowed: a folder path without NUL or line breaks, "
+                            "or empty" % (results_dir,))
     for name, value in (("min_bw_fraction", min_bw_fraction), ("min_bw_fraction_soft", min_bw_fraction_soft)):
         if value is None:
             continue
