@@ -248,7 +248,10 @@ def check_host_vars(host, values):
     data_ip = values.get("data_ip")
     if data_ip not in (None, ""):
         try:
-            ipaddress.ip_address(str(data_ip)) if isinstance(data_ip, str) else ipaddress.ip_address(None)
+            # (an IPv6 scope id takes any text, a line break included: no space or control character at all)
+            if not isinstance(data_ip, str) or any(c.isspace() or ord(c) < 32 for c in data_ip):
+                raise ValueError(data_ip)
+            ipaddress.ip_address(data_ip)
         except ValueError:
             errors.append("rdma_validate_data_ip of host %s: %r is not allowed; allowed: an IPv4 or IPv6 address, or "
                           "empty" % (host, data_ip))
