@@ -11,13 +11,10 @@ import datetime
 import json
 import os
 import re
-import tempfile
-
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 
 from ansible_collections.rdma.fabric.plugins.modules.fabric_report import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction, read_bytes, write_atomic
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
 from ansible_collections.rdma.fabric.plugins.plugin_utils.node_pools import node_pools
 
@@ -30,32 +27,12 @@ class ReportError(ValueError):
     """Bad input; the message names the option and the allowed values."""
 
 
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except (IOError, OSError):
-        return None
-
-
 def _mode(mode):
     if isinstance(mode, int) and not isinstance(mode, bool) and 0 <= mode <= 0o7777:
         return mode
     if isinstance(mode, str) and re.fullmatch(r"0?[0-7]{3,4}", mode):
         return int(mode, 8)
     raise ReportError("mode: %r is not an octal file mode; allowed: a string such as '0644' or an integer 0-07777" % (mode,))
-
-
-def _write_atomic(path, data, mode):
-    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, mode)
-        os.rename(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def validation_from_file(path):
@@ -111,7 +88,7 @@ def run_report(args, host_values=None, validation=None, check_mode=False, diff=F
     report = rpt.build_report(inputs, results, generated_at=generated_at, title=args["title"], pools=pools)
     paths = dict((fmt, os.path.join(dest, "%s.%s" % (base, EXTENSIONS[fmt]))) for fmt in args["formats"])
     contents = dict((fmt, rpt.render(report, fmt).encode("utf-8")) for fmt in args["formats"])
-    changed_files = [fmt for fmt in args["formats"] if _read(paths[fmt]) != contents[fmt]]
+    changed_files = [fmt for fmt in args["formats"] if read_bytes(paths[fmt]) != contents[fmt]]
     result = dict(
         changed=bool(changed_files), paths=paths, changed_files=changed_files, summary=report["summary"],
         summary_lines=rpt.summary_lines(report, paths.get("html") or next(iter(paths.values()), None)),
@@ -119,7 +96,7 @@ def run_report(args, host_values=None, validation=None, check_mode=False, diff=F
     )
     if diff:
         json_path = os.path.join(dest, "%s.json" % base)
-        before = _read(json_path)
+        before = read_bytes(json_path)
         result["diff"] = {"before_header": json_path, "after_header": json_path,
                           "before": before.decode("utf-8", "replace") if before is not None else "",
                           "after": contents["json"].decode("utf-8") if "json" in contents else rpt.render_json(report)}
@@ -130,21 +107,18 @@ def run_report(args, host_values=None, validation=None, check_mode=False, diff=F
     written = []
     for fmt in changed_files:
         try:
-            _write_atomic(paths[fmt], contents[fmt], mode)
+            write_atomic(paths[fmt], contents[fmt], mode)
         except (IOError, OSError) as e:
             raise ReportError("cannot write %s: %s (written before the error: %s)" % (paths[fmt], e, ", ".join(written) or "none"))
         written.append(paths[fmt])
     return result
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
+class ActionModule(ControllerAction):
+    NAME = "fabric_report"
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def run_on_controller(self, args, task_vars):
         hosts = args["hosts"]
         host_values = None
         validation = None
@@ -152,7 +126,7 @@ class ActionModule(ActionBase):
             wanted = [h for h in hosts if isinstance(h, str)]
             # One pass over the hosts' variables: facts, registered results, and this run's validation
             # results (set on every host of the validation play; the first host that has them will do).
-            read = read_hosts(task_vars or {}, wanted, facts=("rdma", "gpudirect"), data=HOST_DATA + (VALIDATION_VAR,))
+            read = read_hosts(task_vars, wanted, facts=("rdma", "gpudirect"), data=HOST_DATA + (VALIDATION_VAR,))
             host_values = {}
             for host in wanted:
                 entry = read[host]
@@ -160,9 +134,5 @@ class ActionModule(ActionBase):
                                      "ping": entry["vars"].get("rdma_report_ping"), "qos": entry["vars"].get("rdma_report_qos")}
                 if validation is None and isinstance(entry["vars"].get(VALIDATION_VAR), list):
                     validation = entry["vars"][VALIDATION_VAR]
-        try:
-            result.update(run_report(args, host_values=host_values, validation=validation,
-                                     check_mode=bool(self._task.check_mode), diff=bool(self._task.diff)))
-        except (ReportError, IOError, OSError) as e:
-            raise AnsibleActionFail("rdma.fabric.fabric_report: %s" % e)
-        return result
+        return run_report(args, host_values=host_values, validation=validation,
+                          check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))

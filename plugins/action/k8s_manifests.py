@@ -7,12 +7,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 from ansible.plugins.filter.core import to_nice_yaml
 
 from ansible_collections.rdma.fabric.plugins.modules.k8s_manifests import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils import manifests
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction
 
 
 def dump(obj, width):
@@ -38,17 +37,9 @@ def run_manifests(args, check_mode=False, diff=False):
     return result
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
+class ActionModule(ControllerAction):
+    NAME = "k8s_manifests"
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        try:
-            result.update(run_manifests(args, check_mode=bool(self._task.check_mode),
-                                        diff=bool(self._task.diff)))
-        except (manifests.ManifestError, IOError, OSError) as e:
-            raise AnsibleActionFail("rdma.fabric.k8s_manifests: %s" % e)
-        return result
+    def run_on_controller(self, args, task_vars):
+        return run_manifests(args, check_mode=bool(self._task.check_mode), diff=bool(self._task.diff))

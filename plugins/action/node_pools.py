@@ -7,11 +7,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.modules.node_pools import ARGUMENT_SPEC
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import nccl_env
 from ansible_collections.rdma.fabric.plugins.plugin_utils.node_pools import node_pools
@@ -49,26 +48,19 @@ def pool_result(hosts, facts_by_host, nccl=None, node_names=None):
     return result
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
+class ActionModule(ControllerAction):
+    NAME = "node_pools"
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def run_on_controller(self, args, task_vars):
         hosts = list(args["hosts"])
         name_var = args.get("node_name_var")
-        read = read_hosts(task_vars or {}, hosts, variables=[name_var] if name_var else (), facts=("rdma", "nodename"))
+        read = read_hosts(task_vars, hosts, variables=[name_var] if name_var else (), facts=("rdma", "nodename"))
         unknown = [h for h in hosts if not read[h]["known"]]
         if unknown:
-            raise AnsibleActionFail("hosts: not in the inventory: %s" % ", ".join(unknown[:20]))
+            raise ValueError("hosts: not in the inventory: %s" % ", ".join(unknown[:20]))
         facts = dict((h, read[h]["facts"]["rdma"]) for h in hosts)
         node_names = None
         if name_var:
             node_names = dict((h, read[h]["vars"].get(name_var) or read[h]["facts"]["nodename"] or h) for h in hosts)
-        try:
-            result.update(pool_result(hosts, facts, nccl=args.get("nccl"), node_names=node_names))
-        except RdmaFactsError as e:
-            raise AnsibleActionFail("rdma.fabric.node_pools: %s" % e)
-        return result
+        return pool_result(hosts, facts, nccl=args.get("nccl"), node_names=node_names)

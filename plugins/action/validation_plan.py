@@ -7,11 +7,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 
 from ansible_collections.rdma.fabric.plugins.modules.validation_plan import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
 
 HOST_VAR_PREFIX = "rdma_validate_"
@@ -62,15 +61,11 @@ def make_plan(args, host_values):
     return {"changed": False, "plan": plan}
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
+class ActionModule(ControllerAction):
+    NAME = "validation_plan"
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        task_vars = task_vars or {}
+    def run_on_controller(self, args, task_vars):
         names = [HOST_VAR_PREFIX + name for name in fv.HOST_VARS]
         read = read_hosts(task_vars, args["hosts"], variables=names, facts=() if args["check_only"] else ("rdma",))
         # A host's own variables (inventory, extra vars) win; else the value this task sees when it does not
@@ -84,12 +79,8 @@ class ActionModule(ActionBase):
         for host in args["hosts"]:
             entry = read[host]
             if not entry["known"]:
-                raise AnsibleActionFail("rdma.fabric.validation_plan: hosts: not in the inventory: %s" % host)
+                raise ValueError("hosts: not in the inventory: %s" % host)
             values = dict((name, entry["vars"].get(HOST_VAR_PREFIX + name, fallback.get(name))) for name in fv.HOST_VARS)
             values["rdma"] = entry["facts"].get("rdma")
             host_values[host] = values
-        try:
-            result.update(make_plan(args, host_values))
-        except fv.ValidateError as e:
-            raise AnsibleActionFail("rdma.fabric.validation_plan: %s" % e)
-        return result
+        return make_plan(args, host_values)

@@ -9,13 +9,10 @@ __metaclass__ = type
 
 import json
 import os
-import tempfile
-
-from ansible.errors import AnsibleActionFail
-from ansible.plugins.action import ActionBase
 
 from ansible_collections.rdma.fabric.plugins.modules.validation_results import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction, write_atomic
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
 
 
@@ -36,27 +33,16 @@ def write_json(dest, summary, results):
     if not os.path.isdir(dest):
         os.makedirs(dest, 0o755)
     path = os.path.join(dest, "validation.json")
-    fd, tmp = tempfile.mkstemp(prefix=".validation.json.", dir=dest)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump({"summary": summary, "validation": results}, f, indent=4, sort_keys=True)
-            f.write("\n")
-        os.chmod(tmp, 0o644)
-        os.rename(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    text = json.dumps({"summary": summary, "validation": results}, indent=4, sort_keys=True) + "\n"
+    write_atomic(path, text.encode("utf-8"), 0o644)
     return path
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
+class ActionModule(ControllerAction):
+    NAME = "validation_results"
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def run_on_controller(self, args, task_vars):
         plan = args["plan"]
         check_mode = bool(self._task.check_mode)
         records = {}
@@ -65,16 +51,10 @@ class ActionModule(ActionBase):
             for run in plan.get("runs") or []:
                 hosts.extend((run["server"]["host"], run["client"]["host"]))
             hosts = list(dict.fromkeys(hosts))
-            read = read_hosts(task_vars or {}, hosts, data=(args["record_var"],))
+            read = read_hosts(task_vars, hosts, data=(args["record_var"],))
             records = dict((h, read[h]["vars"].get(args["record_var"]) or {}) for h in hosts)
-        try:
-            results, summary = collect(plan, records, check_mode=check_mode)
-            path = os.path.join(args["dest"], "validation.json") if args["dest"] else None
-            if args["dest"] and not check_mode:
-                path = write_json(args["dest"], summary, results)
-        except fv.ValidateError as e:
-            raise AnsibleActionFail("rdma.fabric.validation_results: %s" % e)
-        except (IOError, OSError) as e:
-            raise AnsibleActionFail("rdma.fabric.validation_results: dest: cannot write validation.json: %s" % e)
-        result.update(changed=False, results=results, summary=summary, path=path)
-        return result
+        results, summary = collect(plan, records, check_mode=check_mode)
+        path = os.path.join(args["dest"], "validation.json") if args["dest"] else None
+        if args["dest"] and not check_mode:
+            path = write_json(args["dest"], summary, results)
+        return dict(changed=False, results=results, summary=summary, path=path)

@@ -22,7 +22,8 @@ __metaclass__ = type
 
 import os
 import stat
-import tempfile
+
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import read_bytes, write_atomic
 
 NODE_DIR = "node-labels"
 KUSTOMIZATION = "kustomization.yaml"
@@ -94,14 +95,6 @@ def wanted_files(objects, node_labels, dump, header, kustomization_header, kusto
     return out
 
 
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except (IOError, OSError):
-        return None
-
-
 def _first_line(path, limit):
     try:
         with open(path, "rb") as f:
@@ -129,18 +122,6 @@ def _own_files(dest, marker):
     return found
 
 
-def _write_atomic(path, data, mode):
-    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, mode)
-        os.rename(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def parse_mode(mode):
     text = str(mode)
     if len(text) in (3, 4) and all(c in "01234567" for c in text):
@@ -166,7 +147,7 @@ def sync(dest, wanted, marker, mode=0o644, check_mode=False, diff=False):
     for path, text in wanted:
         data = text.encode("utf-8")
         full = os.path.join(dest, path)
-        old = _read(full) if os.path.isfile(full) and not os.path.islink(full) else None
+        old = read_bytes(full) if os.path.isfile(full) and not os.path.islink(full) else None
         same_mode = old is not None and stat.S_IMODE(os.stat(full).st_mode) == mode
         if old == data and same_mode:
             result["unchanged"] += 1
@@ -181,7 +162,7 @@ def sync(dest, wanted, marker, mode=0o644, check_mode=False, diff=False):
         result["removed"].append(path)
         if diff:
             full = os.path.join(dest, path)
-            old = _read(full) or b""
+            old = read_bytes(full) or b""
             result["diff"].append({"before_header": full, "after_header": full,
                                    "before": old.decode("utf-8", "replace"), "after": ""})
     if check_mode:
@@ -191,7 +172,7 @@ def sync(dest, wanted, marker, mode=0o644, check_mode=False, diff=False):
             if not os.path.isdir(folder):
                 os.makedirs(folder, 0o755)
     for path, full, data in plan:
-        _write_atomic(full, data, mode)
+        write_atomic(full, data, mode)
     for path in stale:
         os.unlink(os.path.join(dest, path))
     return result
