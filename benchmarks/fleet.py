@@ -90,6 +90,25 @@ SHAPES = (
 # --------------------------------------------------------------------------
 # measuring one command (runs in a wrapper process of its own)
 # --------------------------------------------------------------------------
+def _descendants(pid):
+    """Every process below pid (by parent PID, from /proc), deepest last."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (IOError, OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
 def measured_child(out_path, timeout, argv):
     """Run argv, write wall/CPU/peak RSS of its whole tree to out_path (JSON)."""
     start = time.time()
@@ -99,7 +118,16 @@ def measured_child(out_path, timeout, argv):
         rc = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        os.killpg(proc.pid, signal.SIGKILL)
+        # the process group, and every process below it (ansible-playbook's helpers may leave the group)
+        for pid in [proc.pid] + _descendants(proc.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
         rc = proc.wait()
     wall = time.time() - start
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -353,6 +381,10 @@ def exponent(rows, stage, key="wall"):
     return math.log(t2 / t1) / math.log(float(n2) / n1)
 
 
+def _rss(r):
+    return "-" if r["timed_out"] else "%.0f" % r["maxrss_mb"]
+
+
 def _wall(r):
     if r["timed_out"]:
         return "> %.0f (stopped)" % r["wall"]
@@ -369,9 +401,9 @@ def table(rows, title):
         if floor and r["stage"] != "noop":
             ratio = ("> %.1f / %.1f" if r["timed_out"] else "%.1f / %.1f") % (
                 r["wall"] / floor["wall"], r["cpu"] / max(floor["cpu"], 0.01))
-        lines.append("| %s | %d | %s | %.1f | %s | %s | %.0f | %s |" % (
+        lines.append("| %s | %d | %s | %.1f | %s | %s | %s | %s |" % (
             r["stage"], r["n"], _wall(r), r["cpu"], "%.1f / %.1f" % (floor["wall"], floor["cpu"]) if floor else "-",
-            ratio, r["maxrss_mb"], r.get("variant", "")))
+            ratio, _rss(r), r.get("variant", "")))
     lines.append("")
     for key in ("wall", "cpu"):
         lines.append("growth exponent (%s) between the two largest N that finished: " % key + ", ".join(
@@ -394,7 +426,7 @@ def compare(before, after):
                 return "not run"
             fl = floors.get(x["n"])
             ratio = "" if not fl or x["stage"] == "noop" else ", %s%.1fx" % ("> " if x["timed_out"] else "", x["wall"] / fl)
-            return "%s (%s), %.1f CPU s, %.0f MB" % (_wall(x), ratio.lstrip(", ") or "floor", x["cpu"], x["maxrss_mb"])
+            return "%s (%s), %.1f CPU s, %s MB" % (_wall(x), ratio.lstrip(", ") or "floor", x["cpu"], _rss(x))
         lines.append("| %s | %d | %s | %s |" % (r["stage"], r["n"], cell(old, floors_b), cell(r, floors_a)))
     return "\n".join(lines)
 
