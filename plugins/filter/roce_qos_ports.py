@@ -20,7 +20,7 @@ description:
     are not RoCE)."
   - "Each port's settings: the input (the defaults), overridden by O(port_settings) for that netdev, overridden by
     the port's own mapping in O(ports); a value V(null) leaves that option of that port alone and is dropped."
-  - Used by the M(rdma.fabric.lossless_ethernet) role (its C(resolve) entry point) and by the fabric report, which
+  - Used by the C(rdma.fabric.lossless_ethernet) role (its C(resolve) entry point) and by the fabric report, which
     compares each port with what the role resolved for it.
 options:
   _input:

@@ -31,7 +31,7 @@ description:
     could not be. After applying a port, the module reads it back; a state that differs from the plan (for
     example a trust state the driver flipped) is treated the same way.
   - The module holds the host's QoS lock (C(/run/rdma-fabric/qos.lock)) while it reads and changes ports, as
-    the boot-time re-apply of M(rdma.fabric.lossless_ethernet) (C(rdma-fabric qos-apply)) does, so the two never
+    the boot-time re-apply of C(rdma.fabric.lossless_ethernet) (C(rdma-fabric qos-apply)) does, so the two never
     change a port at the same time; see O(lock_timeout).
   - "Backends: DCB options (O(trust), O(pfc), O(prio_tc), O(ets), O(dscp2prio)) go through iproute2 C(dcb)
     (upstream DCB netlink) or NVIDIA C(mlnx_qos), see O(backend); O(ecn) and O(cnp) through the NVIDIA

@@ -20,12 +20,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import ipaddress
 import itertools
+import math
 
 from ansible_collections.rdma.fabric.plugins.module_utils.perftest import TESTS
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import port_kind
 
 TOPOLOGIES = ("ring", "all_pairs")
+# Per-host variables of the rdma_validate role (host_vars / group_vars), read by the planning action.
+HOST_VARS = ("device", "port", "data_ip", "switch")
 DEFAULT_TESTS = ("rping", "ib_write_bw", "ib_send_lat")
 PRECHECK = "precheck"
 
@@ -143,18 +147,122 @@ def select_endpoint(rdma, host=None, device=None, port=None, data_ip=None):
     return ep
 
 
-def make_pairs(hosts, topology):
-    """(server, client) pairs: a ring (each host to the next) or every pair."""
+def ring_order(hosts, switch_of=None):
+    """Hosts in ring order: as given, or grouped by switch (switches in order of their first host)."""
+    hosts = list(hosts)
+    if not switch_of or not any(switch_of.get(h) for h in hosts):
+        return hosts
+    groups = {}
+    for host in hosts:
+        groups.setdefault(switch_of.get(host) or "", []).append(host)
+    return [h for members in groups.values() for h in members]
+
+
+def make_pairs(hosts, topology, neighbours=1, switch_of=None):
+    """(server, client) pairs; see :func:`plan`.
+
+    ``ring``: each host with its next ``neighbours`` hosts in ring order (two hosts make one pair),
+    plus, when ``switch_of`` names the hosts' switches, one pair per switch from its middle host to
+    the middle host of the next switch (two switches: one such pair). ``all_pairs``: every pair.
+    The number of pairs grows linearly with the hosts except for ``all_pairs``.
+    """
     if topology not in TOPOLOGIES:
         raise ValidateError("topology: unknown %r; allowed: %s" % (topology, ", ".join(TOPOLOGIES)))
+    if isinstance(neighbours, bool) or not isinstance(neighbours, int) or neighbours < 1:
+        raise ValidateError("neighbours: %r is out of range; allowed: an integer >= 1" % (neighbours,))
     hosts = list(hosts)
     if len(hosts) < 2:
         return []
     if topology == "all_pairs":
         return list(itertools.combinations(hosts, 2))
-    if len(hosts) == 2:
-        return [(hosts[0], hosts[1])]
-    return [(hosts[i], hosts[(i + 1) % len(hosts)]) for i in range(len(hosts))]
+    order = ring_order(hosts, switch_of)
+    n = len(order)
+    pairs = []
+    seen = set()
+
+    def add(a, b):
+        key = frozenset((a, b))
+        if a != b and key not in seen:
+            seen.add(key)
+            pairs.append((a, b))
+
+    for step in range(1, min(neighbours, n - 1) + 1):
+        for i in range(n):
+            add(order[i], order[(i + step) % n])
+    if switch_of:
+        groups = {}
+        for host in order:
+            if switch_of.get(host):
+                groups.setdefault(switch_of[host], []).append(host)
+        names = list(groups)
+        if len(names) >= 2:
+            for i, name in enumerate(names if len(names) > 2 else names[:1]):
+                here, there = groups[name], groups[names[(i + 1) % len(names)]]
+                add(here[len(here) // 2], there[len(there) // 2])
+    return pairs
+
+
+def schedule_waves(runs, concurrency=0):
+    """Waves of runs: no host in two runs of a wave, at most ``concurrency`` runs per wave (0: no limit).
+
+    Returns ``[{"runs": [run indices], "servers": {host: run index}, "clients": {host: run index}}]``;
+    every run is in exactly one wave, in the order of the runs (first fit).
+    """
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 0:
+        raise ValidateError("concurrency: %r is out of range; allowed: an integer >= 0 (0: no limit)" % (concurrency,))
+    waves = []
+    busy = []
+    first_open = 0
+    for index, run in enumerate(runs):
+        server, client = run["server"]["host"], run["client"]["host"]
+        w = first_open
+        while w < len(waves) and ((concurrency and len(waves[w]["runs"]) >= concurrency)
+                                  or server in busy[w] or client in busy[w]):
+            w += 1
+        if w == len(waves):
+            waves.append({"runs": [], "servers": {}, "clients": {}})
+            busy.append(set())
+        waves[w]["runs"].append(index)
+        waves[w]["servers"][server] = index
+        waves[w]["clients"][client] = index
+        busy[w].update((server, client))
+        while first_open < len(waves) and concurrency and len(waves[first_open]["runs"]) >= concurrency:
+            first_open += 1
+    return waves
+
+
+def check_host_vars(host, values):
+    """Errors in one host's rdma_validate_{device,port,data_ip,switch} (``values`` keyed by those suffixes)."""
+    errors = []
+    device = values.get("device")
+    if device is not None and (not isinstance(device, str) or "\x00" in device or "/" in device or "\n" in device):
+        errors.append("rdma_validate_device of host %s: %r is not allowed; allowed: an RDMA device name such as mlx5_0, "
+                      "or empty" % (host, device))
+    port = values.get("port")
+    if port is not None and port != "":
+        try:
+            number = int(port)
+            if isinstance(port, bool) or isinstance(port, float) or number < 0 or number > 255:
+                raise ValueError(port)
+        except (TypeError, ValueError):
+            errors.append("rdma_validate_port of host %s: %r is not allowed; allowed: a port number 1-255, or 0 to "
+                          "choose one" % (host, port))
+    data_ip = values.get("data_ip")
+    if data_ip not in (None, ""):
+        try:
+            # (an IPv6 scope id takes any text, a line break included: no space or control character at all)
+            if not isinstance(data_ip, str) or any(c.isspace() or ord(c) < 32 for c in data_ip):
+                raise ValueError(data_ip)
+            ipaddress.ip_address(data_ip)
+        except ValueError:
+            errors.append("rdma_validate_data_ip of host %s: %r is not allowed; allowed: an IPv4 or IPv6 address, or "
+                          "empty" % (host, data_ip))
+    switch = values.get("switch")
+    if switch is not None and (not isinstance(switch, (str, int)) or isinstance(switch, bool)
+                               or (isinstance(switch, str) and ("\n" in switch or "\x00" in switch))):
+        errors.append("rdma_validate_switch of host %s: %r is not allowed; allowed: the name of the switch (leaf, or "
+                      "rail switch) its tested port is cabled to" % (host, switch))
+    return errors
 
 
 def _fmt(value, unit=""):
@@ -215,10 +323,53 @@ def _entry(test, server, client, **kw):
     return entry
 
 
+def check_options(tests=DEFAULT_TESTS, base_port=18515, min_bw_fraction=0.5, min_bw_fraction_soft=0.001,
+                  min_bw_gbps=None, max_latency_us=None, max_latency_us_soft=None, lat_iterations=1000,
+                  lat_iterations_soft=100, bw_iterations=5000, bw_iterations_soft=300, bw_size=65536, rping_count=10,
+                  topology="ring", neighbours=1, concurrency=0, timeout=60, connect_retries=10, results_dir=""):
+    """Raise :class:`ValidateError` naming the first bad option and the allowed values.
+
+    ``timeout``, ``connect_retries`` (the perftest sides) and ``results_dir`` (where
+    validation.json goes) are not used by the plan; they are checked here so that every
+    option is checked before the role changes anything.
+    """
+    tests = list(tests or [])
+    for test in tests:
+        if test not in TESTS:
+            raise ValidateError("tests: unknown test %r; allowed: %s" % (test, ", ".join(TESTS)))
+    if len(set(tests)) != len(tests):
+        raise ValidateError("tests: %s lists a test twice" % ", ".join(tests))
+    if topology not in TOPOLOGIES:
+        raise ValidateError("topology: unknown %r; allowed: %s" % (topology, ", ".join(TOPOLOGIES)))
+    ints = (("base_port", base_port, 1024, 65535), ("lat_iterations", lat_iterations, 5, 100000000),
+            ("lat_iterations_soft", lat_iterations_soft, 5, 100000000), ("bw_iterations", bw_iterations, 5, 100000000),
+            ("bw_iterations_soft", bw_iterations_soft, 5, 100000000),
+            ("bw_size", bw_size, 1, 1 << 30), ("rping_count", rping_count, 1, 1000000),
+            ("neighbours", neighbours, 1, 1000), ("concurrency", concurrency, 0, 1000000),
+            ("timeout", timeout, 1, 86400), ("connect_retries", connect_retries, 0, 1000))
+    for name, value, low, high in ints:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValidateError("%s: %r is out of range; allowed: an integer %d-%d" % (name, value, low, high))
+    if not isinstance(results_dir, str) or "\x00" in results_dir or "\n" in results_dir:
+        raise ValidateError("results_dir: %r is not allowed; allowed: a folder path without NUL or line breaks, "
+                            "or empty" % (results_dir,))
+    for name, value in (("min_bw_fraction", min_bw_fraction), ("min_bw_fraction_soft", min_bw_fraction_soft)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= 1:
+            raise ValidateError("%s: %r is out of range; allowed: 0.0-1.0" % (name, value))
+    for name, value in (("min_bw_gbps", min_bw_gbps), ("max_latency_us", max_latency_us),
+                        ("max_latency_us_soft", max_latency_us_soft)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise ValidateError("%s: %r is not allowed; allowed: a finite number >= 0 (0 or null: no limit)" % (name, value))
+
+
 def plan(endpoints, hosts, topology="ring", tests=DEFAULT_TESTS, base_port=18515, min_bw_fraction=0.5,
          min_bw_fraction_soft=0.001, min_bw_gbps=None, max_latency_us=None, max_latency_us_soft=None,
          lat_iterations=1000, lat_iterations_soft=100, bw_iterations=5000, bw_iterations_soft=300, bw_size=65536,
-         rping_count=10):
+         rping_count=10, neighbours=1, switch_of=None, concurrency=0):
     """Pairs, pre-check results and the runs for the hosts of a play.
 
     ``endpoints`` maps host -> ``select_endpoint`` output; a host of ``hosts``
@@ -233,31 +384,26 @@ def plan(endpoints, hosts, topology="ring", tests=DEFAULT_TESTS, base_port=18515
     round trips take milliseconds under emulation, ``rping_count`` for rping).
     Iterations, not perftest's duration mode: under emulation ``-D`` can
     report 0 Gb/s for a run that moved data (seen on the lab's TCG VMs).
+
+    Pairs: :func:`make_pairs` (``neighbours`` per host in a ring, one more pair per switch when
+    ``switch_of`` maps hosts to switches, or all pairs). The runs are grouped into ``waves``
+    (:func:`schedule_waves`: no host twice in a wave, at most ``concurrency`` runs in one).
     """
     endpoints = endpoints or {}
     tests = list(tests or [])
-    for test in tests:
-        if test not in TESTS:
-            raise ValidateError("tests: unknown test %r; allowed: %s" % (test, ", ".join(TESTS)))
-    if len(set(tests)) != len(tests):
-        raise ValidateError("tests: %s lists a test twice" % ", ".join(tests))
-    ints = (("base_port", base_port, 1024, 65535), ("lat_iterations", lat_iterations, 5, 100000000),
-            ("lat_iterations_soft", lat_iterations_soft, 5, 100000000), ("bw_iterations", bw_iterations, 5, 100000000),
-            ("bw_iterations_soft", bw_iterations_soft, 5, 100000000),
-            ("bw_size", bw_size, 1, 1 << 30), ("rping_count", rping_count, 1, 1000000))
-    for name, value, low, high in ints:
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise ValidateError("%s: %r is out of range; allowed: an integer %d-%d" % (name, value, low, high))
-    for name, value in (("min_bw_fraction", min_bw_fraction), ("min_bw_fraction_soft", min_bw_fraction_soft)):
-        if value is not None and not 0 <= float(value) <= 1:
-            raise ValidateError("%s: %s is out of range; allowed: 0.0-1.0" % (name, value))
-    out = {"pairs": [], "runs": [], "results": [], "problems": []}
+    check_options(tests=tests, base_port=base_port, min_bw_fraction=min_bw_fraction,
+                  min_bw_fraction_soft=min_bw_fraction_soft, min_bw_gbps=min_bw_gbps, max_latency_us=max_latency_us,
+                  max_latency_us_soft=max_latency_us_soft, lat_iterations=lat_iterations,
+                  lat_iterations_soft=lat_iterations_soft, bw_iterations=bw_iterations,
+                  bw_iterations_soft=bw_iterations_soft, bw_size=bw_size, rping_count=rping_count, topology=topology,
+                  neighbours=neighbours, concurrency=concurrency)
+    out = {"pairs": [], "runs": [], "results": [], "problems": [], "waves": []}
     hosts = list(hosts or [])
     if len(hosts) < 2:
         out["problems"].append("need at least two hosts to validate the fabric, got %d (%s)"
                                % (len(hosts), ", ".join(hosts) or "none"))
     port = base_port
-    for server_host, client_host in make_pairs(hosts, topology):
+    for server_host, client_host in make_pairs(hosts, topology, neighbours=neighbours, switch_of=switch_of):
         server = endpoints.get(server_host) or {
             "host": server_host, "problems": ["%s: unreachable or failed before validation" % server_host]}
         client = endpoints.get(client_host) or {
@@ -302,6 +448,7 @@ def plan(endpoints, hosts, topology="ring", tests=DEFAULT_TESTS, base_port=18515
                 "id": "%s-%s" % (server_host, client_host), "server": server, "client": client,
                 "tests": specs, "thresholds": limits,
             })
+    out["waves"] = schedule_waves(out["runs"], concurrency)
     return out
 
 
@@ -370,6 +517,22 @@ def run_result(run, client=None, server_start=None, server=None, check_mode=Fals
             )
         if notes and not entry["passed"]:
             entry["message"] = "%s (%s)" % (entry["message"], "; ".join(notes))
+    return entries
+
+
+def collect_results(plan, done_by_host):
+    """Result entries of every run of a plan, in run order, from what each host kept of its runs.
+
+    ``done_by_host``: ``{host: {run id: {"client": result}}}`` for a run's client and
+    ``{"server_start": result, "server": async result}`` for its server (the role's per-host record
+    of the waves it took part in). A run nobody recorded (its wave never ran) reads "did not run".
+    """
+    entries = []
+    for run in plan.get("runs") or []:
+        server = (done_by_host.get(run["server"]["host"]) or {}).get(run["id"]) or {}
+        client = (done_by_host.get(run["client"]["host"]) or {}).get(run["id"]) or {}
+        entries.extend(run_result(run, client=client.get("client"), server_start=server.get("server_start"),
+                                  server=server.get("server")))
     return entries
 
 

@@ -27,6 +27,7 @@ import re
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     RdmaFactsError,
     agreed_value,
+    check_link_layers,
     describe_ports,
     host_facts_list,
     natural_key,
@@ -34,15 +35,17 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     port_netdev,
     select_ports,
 )
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import check_gid_index, check_tc
 
 CNI_TYPES = ("macvlan", "host-device", "ipoib")
 IPAM_TYPES = ("whereabouts", "host-local")
 MACVLAN_MODES = ("bridge", "private", "vepa", "passthru")
 # DNS-1123 subdomain (label key prefix) and label name / value rules.
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_RESOURCE_NAME = re.compile(r"^[a-zA-Z0-9_]+$")
+# Used with fullmatch only (a trailing newline never passes).
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_RESOURCE_NAME = re.compile(r"[a-zA-Z0-9_]+")
 
 
 def _sorted_unique(values, key=None):
@@ -121,7 +124,7 @@ def sriov_vf_selectors(data, link_layers=None, devices=None):
 
 
 def check_label_prefix(prefix):
-    if not isinstance(prefix, str) or not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix):
+    if not isinstance(prefix, str) or not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix):
         raise RdmaFactsError("label prefix must be a DNS subdomain such as 'rdma.fabric' or 'example.com', got %r" % (prefix,))
     return prefix
 
@@ -159,7 +162,7 @@ def node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, incl
         if idx is not None:
             labels["%s/roce-v2-gid-index" % prefix] = str(idx)
     for key, value in labels.items():
-        if not _LABEL_VALUE.match(value) or len(value) > 63:
+        if not _LABEL_VALUE.fullmatch(value) or len(value) > 63:
             raise RdmaFactsError("label %s has an invalid value %r" % (key, value))
     return labels
 
@@ -222,7 +225,7 @@ def cni_config(network):
     if not isinstance(network, dict):
         raise RdmaFactsError("a network must be a dict, got %s" % type(network).__name__)
     name = network.get("name")
-    if not isinstance(name, str) or not _DNS_LABEL.match(name) or len(name) > 63:
+    if not isinstance(name, str) or not _DNS_LABEL.fullmatch(name) or len(name) > 63:
         raise RdmaFactsError("network name must be a DNS-1123 label (lower case, digits, '-'), got %r" % (name,))
     where = "network %s" % name
     kind = network.get("type")
@@ -259,6 +262,47 @@ def cni_config_json(network):
 
 # --- device plugin configuration files -----------------------------------------
 
+SHARED_RESOURCE_KEYS = ("resourceName", "rdmaHcaMax", "resourcePrefix", "selectors", "link_layers", "rdma_devices")
+SELECTOR_KEYS = ("vendors", "deviceIDs", "drivers", "ifNames", "linkTypes")
+
+
+def check_shared_resources(resources):
+    """Validate the shared device plugin resources (see :func:`shared_dev_plugin_config`); returns them."""
+    if not isinstance(resources, list) or not resources:
+        raise RdmaFactsError("shared device resources must be a non-empty list")
+    names = set()
+    for i, res in enumerate(resources):
+        if not isinstance(res, dict):
+            raise RdmaFactsError("shared device resource %d must be a dict" % i)
+        name = res.get("resourceName")
+        if not isinstance(name, str) or not _RESOURCE_NAME.fullmatch(name):
+            raise RdmaFactsError("shared device resource %d: resourceName must match [a-zA-Z0-9_]+, got %r" % (i, name))
+        if name in names:
+            raise RdmaFactsError("shared device resource %d: resourceName %s is used twice" % (i, name))
+        names.add(name)
+        hca_max = res.get("rdmaHcaMax", 63)
+        if isinstance(hca_max, bool) or not isinstance(hca_max, int) or hca_max < 0:
+            raise RdmaFactsError("shared device resource %s: rdmaHcaMax must be an integer >= 0, got %r" % (name, hca_max))
+        unknown = sorted(set(res) - set(SHARED_RESOURCE_KEYS))
+        if unknown:
+            raise RdmaFactsError("shared device resource %s: unknown key(s) %s; allowed: %s"
+                                 % (name, ", ".join(unknown), ", ".join(SHARED_RESOURCE_KEYS)))
+        selectors = res.get("selectors") or {}
+        if not isinstance(selectors, dict):
+            raise RdmaFactsError("shared device resource %s: selectors must be a dict of %s" % (name, ", ".join(SELECTOR_KEYS)))
+        for key, values in selectors.items():
+            if key not in SELECTOR_KEYS:
+                raise RdmaFactsError("shared device resource %s: unknown selector %s; allowed: %s"
+                                     % (name, key, ", ".join(SELECTOR_KEYS)))
+            if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
+                raise RdmaFactsError("shared device resource %s: selector %s must be a list of strings" % (name, key))
+        check_link_layers(res.get("link_layers"), "shared device resource %s: link_layers" % name)
+        globs = res.get("rdma_devices")
+        if globs is not None and (not isinstance(globs, list) or not all(isinstance(g, str) and g for g in globs)):
+            raise RdmaFactsError("shared device resource %s: rdma_devices must be a list of name globs such as mlx5_*" % name)
+    return resources
+
+
 def shared_dev_plugin_config(resources, data, include_soft=False, periodic_update_interval=None):
     """The k8s-rdma-shared-dev-plugin ``config.json`` document (a dict).
 
@@ -267,23 +311,9 @@ def shared_dev_plugin_config(resources, data, include_soft=False, periodic_updat
     (used as given when non-empty; otherwise derived from the facts),
     ``link_layers`` and ``rdma_devices`` (restrict the derivation).
     """
-    if not isinstance(resources, list) or not resources:
-        raise RdmaFactsError("shared device resources must be a non-empty list")
-    names = set()
     config_list = []
-    for i, res in enumerate(resources):
-        if not isinstance(res, dict):
-            raise RdmaFactsError("shared device resource %d must be a dict" % i)
-        name = res.get("resourceName")
-        if not isinstance(name, str) or not _RESOURCE_NAME.match(name):
-            raise RdmaFactsError("shared device resource %d: resourceName must match [a-zA-Z0-9_]+, got %r" % (i, name))
-        if name in names:
-            raise RdmaFactsError("shared device resource %d: resourceName %s is used twice" % (i, name))
-        names.add(name)
-        hca_max = res.get("rdmaHcaMax", 63)
-        if isinstance(hca_max, bool) or not isinstance(hca_max, int) or hca_max < 0:
-            raise RdmaFactsError("shared device resource %s: rdmaHcaMax must be an integer >= 0, got %r" % (name, hca_max))
-        entry = {"resourceName": name, "rdmaHcaMax": hca_max}
+    for res in check_shared_resources(resources):
+        entry = {"resourceName": res["resourceName"], "rdmaHcaMax": res.get("rdmaHcaMax", 63)}
         if res.get("resourcePrefix"):
             entry["resourcePrefix"] = res["resourcePrefix"]
         selectors = res.get("selectors") or {}
@@ -360,6 +390,143 @@ def sriov_dp_config(resources, data):
         resources = [{"resourceName": "sriov_rdma_vf", "resourcePrefix": "nvidia.com",
                       "selectors": sriov_vf_selectors(data)}]
     for i, res in enumerate(resources):
-        if not isinstance(res, dict) or not isinstance(res.get("resourceName"), str) or not _RESOURCE_NAME.match(res["resourceName"]):
+        if not isinstance(res, dict) or not isinstance(res.get("resourceName"), str) or not _RESOURCE_NAME.fullmatch(res["resourceName"]):
             raise RdmaFactsError("sriov resource %d: resourceName must match [a-zA-Z0-9_]+" % i)
     return {"resourceList": resources}
+
+
+# --- the role's own variables ---------------------------------------------------------------
+# Types and choices are checked by the role's meta/argument_specs.yml before its first task;
+# these are the rules a type cannot say. Each error names the variable and what is allowed.
+
+_IMAGE = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+                    r"(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*")
+_TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+_REGISTRY = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*")
+_URL = re.compile(r"(?:https?|oci)://[^\s/$.?#][^\s]*")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FIELD_MANAGER = re.compile(r"[\x21-\x7e]{1,128}")
+
+
+def _full(regex, value):
+    return isinstance(value, str) and regex.fullmatch(value) is not None
+
+
+def _dns_label(value, max_len=63):
+    return isinstance(value, str) and len(value) <= max_len and _DNS_LABEL.fullmatch(value) is not None
+
+
+def _dns_subdomain(value):
+    return isinstance(value, str) and len(value) <= 253 and _DNS_SUBDOMAIN.fullmatch(value) is not None
+
+
+def _label_key(key):
+    if not isinstance(key, str):
+        return False
+    prefix, _sep, name = key.rpartition("/")
+    if prefix and not _dns_subdomain(prefix):
+        return False
+    return 0 < len(name) <= 63 and re.fullmatch(r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?", name) is not None
+
+
+def _label_value(value):
+    return isinstance(value, str) and len(value) <= 63 and _LABEL_VALUE.fullmatch(value) is not None
+
+
+def _plain_text(value):
+    return isinstance(value, str) and "\x00" not in value and "\n" not in value and "\r" not in value
+
+
+def check_role_vars(values):
+    """Errors (plain sentences) in the k8s_rdma_stack variables given as ``{name: value}``.
+
+    Only the names present are checked; an empty list means every value is usable. Called by
+    the role before it reads a fact or writes a file.
+    """
+    errors = []
+    p = "k8s_rdma_stack_"
+
+    def get(name):
+        return values.get(p + name)
+
+    def need(name, ok, allowed):
+        if p + name in values and not ok(values[p + name]):
+            errors.append("%s%s: %r is not allowed; allowed: %s" % (p, name, values[p + name], allowed))
+
+    for name in ("output_dir", "kubeconfig", "context", "node_group"):
+        need(name, _plain_text, "a path or name without NUL or line breaks")
+    need("node_group", bool, "the name of an inventory group")
+    need("field_manager", lambda v: _full(_FIELD_MANAGER, v), "1-128 printable characters without spaces")
+    need("wait_timeout", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "an integer > 0 (seconds)")
+    need("namespace", _dns_label, "a Kubernetes namespace name (DNS label: a-z, 0-9, '-', at most 63)")
+    need("network_operator_namespace", _dns_label, "a Kubernetes namespace name (DNS label)")
+    need("network_operator_release_name", lambda v: _dns_label(v, 53), "a Helm release name (DNS label, at most 53)")
+    need("registry_mirror", lambda v: v == "" or _full(_REGISTRY, v),
+         "empty, or a registry host[:port][/path] such as registry.example.internal:5000")
+    for comp in ("rdma_shared_dev_plugin", "sriov_device_plugin", "multus", "whereabouts", "ipoib_cni"):
+        need(comp + "_image", lambda v: _full(_IMAGE, v), "an image reference without tag, such as ghcr.io/org/name")
+        need(comp + "_version", lambda v: _full(_TAG, v), "an image tag such as v1.5.3")
+    need("network_operator_component_repository", lambda v: _full(_IMAGE, v), "an image repository such as nvcr.io/nvidia/mellanox")
+    need("network_operator_component_version", lambda v: _full(_TAG, v), "an image tag")
+    need("network_operator_chart_version", lambda v: _full(_TAG, v), "a chart version such as v26.1.0")
+    need("network_operator_chart_name", lambda v: _full(re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"), v), "a chart name")
+    need("network_operator_chart_repo_url", lambda v: _full(_URL, v), "an http(s):// or oci:// URL")
+    need("image_pull_secrets", lambda v: isinstance(v, list) and all(_dns_subdomain(s) for s in v),
+         "a list of Secret names (DNS subdomains)")
+    need("shared_dev_plugin_periodic_update_interval", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+         "an integer >= 0 (seconds)")
+    need("nccl_configmap_name", _dns_subdomain, "a ConfigMap name (DNS subdomain)")
+    need("nccl_namespaces", lambda v: isinstance(v, list) and len(v) > 0 and all(_dns_label(n) for n in v),
+         "a non-empty list of namespace names (DNS labels)")
+    need("nccl_socket_ifname", lambda v: v == "" or _full(re.compile(r"[\^=]?[^\s,]+(,[^\s,]+)*"), v),
+         "empty, or NCCL_SOCKET_IFNAME text such as =net1 or ^docker,lo")
+    need("nccl_extra_env", lambda v: isinstance(v, dict) and all(_full(_ENV_NAME, k) for k in v)
+         and all(x is None or isinstance(x, (str, int, float, bool)) for x in v.values()),
+         "a dict of environment variable names to strings, numbers, booleans or null")
+    need("node_selector", lambda v: isinstance(v, dict) and all(_label_key(k) and _label_value(x) for k, x in v.items()),
+         "a dict of label keys to label values (strings)")
+    need("network_operator_values", lambda v: isinstance(v, dict), "a dict of Helm values")
+    if p + "node_label_prefix" in values:
+        try:
+            check_label_prefix(get("node_label_prefix"))
+        except RdmaFactsError as e:
+            errors.append("%snode_label_prefix: %s" % (p, e))
+    checks = (
+        ("nccl_gid_index", check_gid_index),
+        ("nccl_tc", check_tc),
+        ("shared_devices", check_shared_resources),
+        ("nccl_link_layers", check_link_layers),
+    )
+    for name, check in checks:
+        if p + name in values:
+            try:
+                check(values[p + name])
+            except RdmaFactsError as e:
+                errors.append("%s%s: %s" % (p, name, e))
+    if p + "networks" in values:
+        nets = get("networks")
+        if not isinstance(nets, list):
+            errors.append("%snetworks: must be a list of network dicts" % p)
+        else:
+            seen = set()
+            for i, net in enumerate(nets):
+                try:
+                    cni_config(net)
+                except RdmaFactsError as e:
+                    errors.append("%snetworks[%d]: %s" % (p, i, e))
+                    continue
+                ns = net.get("namespace") or "default"
+                if not _dns_label(ns):
+                    errors.append("%snetworks[%d]: namespace %r is not a namespace name (DNS label)" % (p, i, ns))
+                if (ns, net["name"]) in seen:
+                    errors.append("%snetworks[%d]: %s/%s is defined twice" % (p, i, ns, net["name"]))
+                seen.add((ns, net["name"]))
+                res = net.get("resource_name")
+                if res and not _full(re.compile(r"[A-Za-z0-9][-A-Za-z0-9_.]*/[a-zA-Z0-9_]+"), res):
+                    errors.append("%snetworks[%d]: resource_name %r must look like rdma/rdma_shared_device_a" % (p, i, res))
+    if p + "sriov_resources" in values:
+        try:
+            sriov_dp_config(get("sriov_resources") or [{"resourceName": "placeholder"}], None)
+        except RdmaFactsError as e:
+            errors.append("%ssriov_resources: %s" % (p, e))
+    return errors

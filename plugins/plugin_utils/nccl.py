@@ -44,7 +44,7 @@ GID_INDEX_MODES = ("auto", "omit")
 ON_NO_RDMA = ("fail", "disable")
 
 
-def _check_tc(tc):
+def check_tc(tc):
     if tc is None:
         return None
     if isinstance(tc, bool) or not isinstance(tc, int) or not 0 <= tc <= 255:
@@ -52,7 +52,7 @@ def _check_tc(tc):
     return tc
 
 
-def _check_gid_index(gid_index):
+def check_gid_index(gid_index):
     if isinstance(gid_index, bool):
         raise RdmaFactsError("gid_index must be one of %s or an integer >= 0, got %r" % (", ".join(GID_INDEX_MODES), gid_index))
     if isinstance(gid_index, int):
@@ -74,8 +74,8 @@ def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_v
     and win (a None value removes a variable). Raises :class:`RdmaFactsError` on bad input or (``on_no_rdma=fail``)
     when no ACTIVE RDMA port is selected.
     """
-    gid_index = _check_gid_index(gid_index)
-    tc = _check_tc(tc)
+    gid_index = check_gid_index(gid_index)
+    tc = check_tc(tc)
     if on_no_rdma not in ON_NO_RDMA:
         raise RdmaFactsError("on_no_rdma must be one of %s, got %r" % (", ".join(ON_NO_RDMA), on_no_rdma))
     if extra is not None and not isinstance(extra, dict):

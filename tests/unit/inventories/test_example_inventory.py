@@ -111,6 +111,14 @@ def test_constructed_groups_from_the_fact_cache(tmp_path):
     assert not groups.get("rdma_link_layer_infiniband")
     assert hostvars["gpu-a01"]["rdma_roce_v2_gid_indexes"] == [1]
     assert hostvars["stor-01"]["rdma_roce_v2_gid_indexes"] == []
+    # one group per node pool: the port down puts stor-01 in another pool than gpu-a01
+    # (ansible-inventory --list writes a string made from facts as {"__ansible_unsafe": text})
+    pools = dict((h, hostvars[h]["rdma_node_pool"].get("__ansible_unsafe") if isinstance(hostvars[h]["rdma_node_pool"], dict)
+                  else hostvars[h]["rdma_node_pool"]) for h in ("gpu-a01", "stor-01"))
+    assert pools["gpu-a01"].startswith("soft1-") and pools["stor-01"].startswith("soft1-")
+    assert pools["gpu-a01"] != pools["stor-01"]
+    for host, pool in pools.items():
+        assert groups["rdma_pool_" + pool.replace("-", "_")] == {host}
 
 
 @pytest.mark.parametrize("playbook", ["site.yml", "facts.yml", "validate.yml", "report.yml"])

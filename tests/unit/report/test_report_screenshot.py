@@ -28,7 +28,7 @@ import zlib
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import report as rpt
+from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "fixtures", "fabric")

@@ -113,8 +113,99 @@ def test_pairs():
         fv.make_pairs(["a", "b"], "mesh")
 
 
+def test_ring_with_neighbours_grows_linearly_and_tests_every_host():
+    hosts = ["h%02d" % i for i in range(10)]
+    assert fv.make_pairs(hosts, "ring", neighbours=2)[:3] == [("h00", "h01"), ("h01", "h02"), ("h02", "h03")]
+    for n in (2, 3, 4, 10, 101):
+        names = ["h%03d" % i for i in range(n)]
+        for k in (1, 2, 3):
+            pairs = fv.make_pairs(names, "ring", neighbours=k)
+            assert len(pairs) == len(set(frozenset(p) for p in pairs))  # no pair twice
+            assert len(pairs) <= k * n
+            assert set(h for p in pairs for h in p) == set(names)  # every host tested
+    assert fv.make_pairs(["a", "b"], "ring", neighbours=3) == [("a", "b")]  # the lab: the same one pair
+    with pytest.raises(fv.ValidateError, match="neighbours: 0 is out of range; allowed: an integer >= 1"):
+        fv.make_pairs(["a", "b"], "ring", neighbours=0)
+
+
+def test_switches_order_the_ring_and_add_one_pair_per_switch():
+    hosts = ["a1", "b1", "a2", "b2", "a3", "b3", "c1"]
+    switch_of = {"a1": "leafA", "a2": "leafA", "a3": "leafA", "b1": "leafB", "b2": "leafB", "b3": "leafB", "c1": "leafC"}
+    assert fv.ring_order(hosts, switch_of) == ["a1", "a2", "a3", "b1", "b2", "b3", "c1"]
+    pairs = fv.make_pairs(hosts, "ring", switch_of=switch_of)
+    ring = [("a1", "a2"), ("a2", "a3"), ("a3", "b1"), ("b1", "b2"), ("b2", "b3"), ("b3", "c1"), ("c1", "a1")]
+    assert pairs[:7] == ring
+    # one pair per switch between the switches' middle hosts: leafA -> leafB, leafB -> leafC, leafC -> leafA
+    assert pairs[7:] == [("a2", "b2"), ("b2", "c1"), ("c1", "a2")]
+    two = fv.make_pairs(["a1", "a2", "b1", "b2"], "ring", switch_of={"a1": "A", "a2": "A", "b1": "B", "b2": "B"})
+    assert two == [("a1", "a2"), ("a2", "b1"), ("b1", "b2"), ("b2", "a1"), ("a2", "b2")]  # two switches: one extra pair
+    assert fv.make_pairs(["a", "b"], "ring", switch_of={}) == [("a", "b")]
+
+
+def test_waves_keep_hosts_apart_and_bound_the_concurrency():
+    names = ["h%03d" % i for i in range(50)]
+    runs = [{"server": {"host": s}, "client": {"host": c}} for s, c in fv.make_pairs(names, "ring", neighbours=2)]
+    for limit in (0, 1, 4, 16):
+        waves = fv.schedule_waves(runs, limit)
+        assert sorted(i for w in waves for i in w["runs"]) == list(range(len(runs)))  # every run once
+        for w in waves:
+            hosts = [h for i in w["runs"] for h in (runs[i]["server"]["host"], runs[i]["client"]["host"])]
+            assert len(hosts) == len(set(hosts))  # no host twice in a wave
+            assert not limit or len(w["runs"]) <= limit
+            assert w["servers"] == dict((runs[i]["server"]["host"], i) for i in w["runs"])
+            assert w["clients"] == dict((runs[i]["client"]["host"], i) for i in w["runs"])
+        if limit:
+            assert len(waves) <= len(runs) // limit + 6
+    assert len(fv.schedule_waves(runs, 0)) <= 6  # a 2-neighbour ring: a handful of waves, whatever its size
+    assert fv.schedule_waves([], 4) == []
+    with pytest.raises(fv.ValidateError, match="concurrency: -1 is out of range; allowed: an integer >= 0"):
+        fv.schedule_waves(runs, -1)
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("min_bw_gbps", float("nan"), "min_bw_gbps: nan is not allowed; allowed: a finite number >= 0"),
+    ("max_latency_us", float("inf"), "max_latency_us: inf is not allowed; allowed: a finite number >= 0"),
+    ("max_latency_us_soft", -1.0, "max_latency_us_soft: -1.0 is not allowed"),
+    ("min_bw_fraction", float("nan"), "min_bw_fraction: nan is out of range; allowed: 0.0-1.0"),
+    ("min_bw_fraction_soft", float("-inf"), "min_bw_fraction_soft: -inf is out of range"),
+    ("neighbours", 0, "neighbours: 0 is out of range; allowed: an integer 1-1000"),
+    ("concurrency", -2, "concurrency: -2 is out of range; allowed: an integer 0-1000000"),
+    ("topology", "mesh", "topology: unknown 'mesh'; allowed: ring, all_pairs"),
+    ("timeout", 0, "timeout: 0 is out of range; allowed: an integer 1-86400"),
+    ("connect_retries", -1, "connect_retries: -1 is out of range; allowed: an integer 0-1000"),
+    ("results_dir", "/srv/re\nports", "results_dir: '/srv/re\\\\nports' is not allowed; allowed: a folder path"),
+])
+def test_options_reject_nan_inf_and_out_of_range(name, value, message):
+    with pytest.raises(fv.ValidateError, match=message.replace("(", "\\(").replace(")", "\\)").replace(".", "\\.")):
+        fv.check_options(**{name: value})
+
+
+def test_host_vars_checks_name_the_variable_and_host():
+    assert fv.check_host_vars("lab1", {"device": "mlx5_0", "port": 1, "data_ip": "192.0.2.11", "switch": "leaf1"}) == []
+    assert fv.check_host_vars("lab1", {"device": "", "port": 0, "data_ip": "", "switch": ""}) == []
+    errors = fv.check_host_vars("lab2", {"device": "mlx5_0\n", "port": 300, "data_ip": "192.0.2.300",
+                                         "switch": ["leaf1"]})
+    assert [e.split(":")[0] for e in errors] == ["rdma_validate_device of host lab2", "rdma_validate_port of host lab2",
+                                                 "rdma_validate_data_ip of host lab2", "rdma_validate_switch of host lab2"]
+    assert "allowed: an IPv4 or IPv6 address, or empty" in errors[2]
+
+
 def endpoints(facts):
     return dict((h, fv.select_endpoint(f, host=h)) for h, f in facts.items())
+
+
+def test_collect_results_from_each_hosts_record(facts):
+    plan = fv.plan(endpoints(facts), ["lab1", "lab2"], tests=["ib_write_bw"])
+    (run,) = plan["runs"]
+    assert plan["waves"] == [{"runs": [0], "servers": {"lab1": 0}, "clients": {"lab2": 0}}]
+    client = {"results": [{"test": "ib_write_bw", "passed": True, "bandwidth_gbps": 0.05, "message": "ok"}]}
+    done = {"lab1": {run["id"]: {"server_start": {"ansible_job_id": "j1"}, "server": {"finished": 1}}},
+            "lab2": {run["id"]: {"client": client}}}
+    (entry,) = fv.collect_results(plan, done)
+    assert entry["passed"] is True and entry["bandwidth_gbps"] == 0.05
+    # a wave that never ran: the client did not run
+    (missing,) = fv.collect_results(plan, {})
+    assert missing["passed"] is False and missing["message"] == "client lab2 did not run"
 
 
 def test_plan_on_the_lab(facts):

@@ -182,3 +182,64 @@ def test_fixture_facts_are_what_rdma_device_facts_reads(fixture, tree):
     assert real["devices"] == mine["devices"]
     assert real["netdevs"] == mine["netdevs"]
     assert sorted(real["modules"]) == sorted(mine["modules"])
+
+
+# --- the role's own variables (check_role_vars) -------------------------------------------------
+
+def _defaults():
+    import yaml
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", "k8s_rdma_stack", "defaults", "main.yml")
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+def test_role_defaults_pass_the_check():
+    assert k8s_rdma.check_role_vars(_defaults()) == []
+
+
+@pytest.mark.parametrize("name, value, allowed", [
+    ("namespace", "Kube System", "a Kubernetes namespace name"),
+    ("namespace", "kube-system\n", "a Kubernetes namespace name"),
+    ("registry_mirror", "reg istry:5000", "empty, or a registry host[:port][/path]"),
+    ("multus_image", "ghcr.io/Org/Multus", "an image reference without tag"),
+    ("multus_version", "v4.2.4\nEVIL", "an image tag"),
+    ("wait_timeout", 0, "an integer > 0"),
+    ("field_manager", "rdma fabric", "1-128 printable characters"),
+    ("nccl_configmap_name", "NCCL_env", "a ConfigMap name"),
+    ("nccl_namespaces", [], "a non-empty list of namespace names"),
+    ("nccl_extra_env", {"NCCL DEBUG": "INFO"}, "a dict of environment variable names"),
+    ("node_selector", {"rdma/capable": True}, "a dict of label keys to label values"),
+    ("network_operator_chart_repo_url", "helm.ngc.nvidia.com/nvidia", "an http(s):// or oci:// URL"),
+    ("network_operator_release_name", "x" * 54, "a Helm release name"),
+    ("image_pull_secrets", ["Bad_Secret"], "a list of Secret names"),
+    ("output_dir", "out\x00put", "a path or name without NUL or line breaks"),
+])
+def test_role_var_errors_name_the_variable_and_the_allowed_values(name, value, allowed):
+    values = _defaults()
+    values["k8s_rdma_stack_" + name] = value
+    errors = k8s_rdma.check_role_vars(values)
+    assert len(errors) == 1, errors
+    assert errors[0].startswith("k8s_rdma_stack_%s: %r is not allowed; allowed: %s" % (name, value, allowed))
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("nccl_tc", 300, "k8s_rdma_stack_nccl_tc: tc must be an integer 0-255"),
+    ("nccl_gid_index", "sometimes", "k8s_rdma_stack_nccl_gid_index: gid_index must be one of auto, omit or an integer"),
+    ("node_label_prefix", "RDMA_fabric", "k8s_rdma_stack_node_label_prefix: label prefix must be a DNS subdomain"),
+    ("shared_devices", [{"resourceName": "a-b"}], "k8s_rdma_stack_shared_devices: shared device resource 0: resourceName must match"),
+    ("shared_devices", [{"resourceName": "a", "selectors": {"colour": ["red"]}}],
+     "k8s_rdma_stack_shared_devices: shared device resource a: unknown selector colour; allowed: vendors"),
+    ("nccl_link_layers", ["Ethernet", "OmniPath"], "k8s_rdma_stack_nccl_link_layers: link_layers: unknown link layer(s) OmniPath"),
+    ("networks", [{"name": "n", "type": "bridge", "ipam": {"type": "host-local", "subnet": "10.0.0.0/24"}}],
+     "k8s_rdma_stack_networks[0]: network n: 'type' must be one of macvlan, host-device, ipoib"),
+    ("networks", [{"name": "n", "type": "host-device", "device": "e", "namespace": "Team A",
+                   "ipam": {"type": "host-local", "subnet": "10.0.0.0/24"}}],
+     "k8s_rdma_stack_networks[0]: namespace 'Team A' is not a namespace name"),
+    ("sriov_resources", [{"resourceName": "vf-x"}], "k8s_rdma_stack_sriov_resources: sriov resource 0: resourceName must match"),
+])
+def test_role_var_errors_from_the_rendering_rules(name, value, message):
+    values = _defaults()
+    values["k8s_rdma_stack_" + name] = value
+    errors = k8s_rdma.check_role_vars(values)
+    assert len(errors) == 1 and errors[0].startswith(message), errors

@@ -16,6 +16,11 @@ offline instead:
   against the upstream JSON schemas (tests/unit/fixtures/k8s/schemas);
 * NetworkAttachmentDefinition and NicClusterPolicy against the
   openAPIV3Schema of their upstream CRDs, and the CNI JSON of each NAD parses.
+
+And every scenario's files are compared with what the role rendered for the same
+inputs before it wrote all files in one task (tests/unit/fixtures/k8s/rendered,
+captured at commit 9b5fd48): the same content, byte for byte, under the new names
+(the position prefix NNN- is gone: files are named by object identity).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -24,6 +29,7 @@ __metaclass__ = type
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -170,8 +176,34 @@ def validate_output(out):
             assert key not in objects, "duplicate object %s" % (key,)
             objects[key] = obj
     kustomization = _load(os.path.join(out, "kustomization.yaml"))
-    assert kustomization["resources"] == [f for f in files if not f.startswith("node-labels/")]
+    # in apply order, every object file but the node patches
+    assert sorted(kustomization["resources"]) == [f for f in files if not f.startswith("node-labels/")]
     return objects, files
+
+
+def _old_to_new(name):
+    """What the role names a file now that it named NNN-<kind>-... before."""
+    return re.sub(r"(^|/)[0-9]{3}-", r"\1", name)
+
+
+def assert_unchanged_except_names(out, scenario):
+    """The rendered folder holds what the role rendered before for the same inputs, under the new names."""
+    with open(os.path.join(FIXTURES, "rendered", scenario + ".json")) as f:
+        before = json.load(f)["files"]
+    expected = {}
+    for name, text in before.items():
+        if name == "kustomization.yaml":
+            text = re.sub(r"(?m)^- [0-9]{3}-", "- ", text)
+        expected[_old_to_new(name)] = text
+    now = {}
+    for root, _dirs, names in os.walk(out):
+        for name in names:
+            path = os.path.join(root, name)
+            with open(path) as f:
+                now[os.path.relpath(path, out)] = f.read()
+    assert sorted(now) == sorted(expected)
+    for name in sorted(expected):
+        assert now[name] == expected[name], name
 
 
 def daemonset_images(objects):
@@ -244,7 +276,11 @@ def test_roce_only_nccl_labels_and_network(roce_only):
         "cniVersion": "0.3.1", "name": "rdma-net-a", "type": "macvlan", "master": "ens1f0", "mode": "bridge", "mtu": 9000,
         "ipam": {"type": "whereabouts", "range": "192.168.100.0/24", "exclude": ["192.168.100.254/32"]}}
     assert [f for f in roce_only["files"] if f.startswith("node-labels/")] == [
-        "node-labels/001-node-roce-a.yaml", "node-labels/002-node-roce-b.yaml"]
+        "node-labels/node-roce-a.yaml", "node-labels/node-roce-b.yaml"]
+
+
+def test_roce_only_unchanged_except_names(roce_only):
+    assert_unchanged_except_names(roce_only["out"], "roce_only")
 
 
 def test_roce_only_second_run_changes_nothing(roce_only):
@@ -276,6 +312,7 @@ def test_mixed_gid_indices_network_operator(tmp_path):
                                                     "rdma_devices": ["mlx5_1"]}]}
     _proc, out = run_role(tmp_path, {"roce-a": "roce-a", "gpu-7": "roce-gid3"}, role_vars)
     objects, _files = validate_output(out)
+    assert_unchanged_except_names(out, "network_operator")
     for ns in ("default", "training"):
         env = objects[("ConfigMap", ns, "rdma-nccl-env")]["data"]
         assert env == {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1", "NCCL_IB_ROCE_VERSION_NUM": "2",
@@ -313,6 +350,7 @@ def test_infiniband_only_with_mirror(tmp_path):
                                                        "rangeStart": "10.56.217.10", "rangeEnd": "10.56.217.200"}}]}
     _proc, out = run_role(tmp_path, {"ib-a": "ib-a", "ib-b": "ib-b"}, role_vars)
     objects, _files = validate_output(out)
+    assert_unchanged_except_names(out, "infiniband_mirror")
     images = daemonset_images(objects)
     assert set(images) == {"kube-multus-ds", "kube-ipoib-cni-ds", "rdma-shared-dp-ds"}  # host-local: no whereabouts
     assert images["rdma-shared-dp-ds"] == ["registry.example.internal:5000/mellanox/k8s-rdma-shared-dev-plugin:v1.5.3"]
@@ -338,6 +376,7 @@ def test_port_down_and_node_without_rdma(tmp_path):
     proc, out = run_role(tmp_path, {"gpu-11": "roce-portdown", "cpu-1": "no-rdma"}, role_vars)
     assert "WARNING k8s_rdma_stack: node(s) cpu-1 have no ACTIVE RDMA port" in proc.stdout
     objects, _files = validate_output(out)
+    assert_unchanged_except_names(out, "port_down_no_rdma")
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
     assert config["configList"][0]["selectors"]["ifNames"] == ["ens1f0"]  # ens1f1 is DOWN
     assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"]["NCCL_IB_HCA"] == "=mlx5_0:1"
@@ -362,9 +401,24 @@ def test_soft_roce_lab_with_opt_in(tmp_path):
     proc, out = run_role(tmp_path / "lab", {"lab1": "lab1", "lab2": "lab2"}, {"k8s_rdma_stack_include_soft_devices": True})
     assert "WARNING k8s_rdma_stack: the selected RDMA devices include soft devices" in proc.stdout
     objects, _files = validate_output(out)
+    assert_unchanged_except_names(out, "soft_roce_lab")
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
     assert config["configList"][0]["selectors"] == {"ifNames": ["eth1"]}
     assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"] == {
         "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=rxe0:1", "NCCL_IB_GID_INDEX": "1", "NCCL_SOCKET_IFNAME": "=eth1"}
     assert objects[("Node", None, "lab2")]["metadata"]["labels"] == {
         "rdma.fabric/capable": "true", "rdma.fabric/link-layer": "Ethernet", "rdma.fabric/roce-v2-gid-index": "1"}
+
+
+def test_bad_variables_stop_the_role_before_it_reads_or_writes(tmp_path):
+    # a rule of the role's check (plugin_utils k8s_rdma.check_role_vars): every bad value named at once
+    proc, out = run_role(tmp_path / "check", {"roce-a": "roce-a"},
+                         {"k8s_rdma_stack_namespace": "Kube System", "k8s_rdma_stack_nccl_tc": 300}, expect_rc=2)
+    assert "k8s_rdma_stack_namespace: 'Kube System' is not allowed; allowed: a Kubernetes namespace name" in proc.stdout
+    assert "k8s_rdma_stack_nccl_tc: tc must be an integer 0-255" in proc.stdout
+    assert "Read the nodes' RDMA facts" not in proc.stdout  # stopped before the first read
+    assert not os.path.exists(out)
+    # a choice of meta/argument_specs.yml, checked by Ansible before the role's first task
+    proc, out = run_role(tmp_path / "spec", {"roce-a": "roce-a"}, {"k8s_rdma_stack_method": "helm"}, expect_rc=2)
+    assert "k8s_rdma_stack_method must be one of: manifests, network_operator, got: helm" in proc.stdout
+    assert not os.path.exists(out)

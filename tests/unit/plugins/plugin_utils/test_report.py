@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/module_utils/report.py (data model and renderings).
+"""Unit tests for plugins/plugin_utils/report.py (data model and renderings).
 
 Inputs: REAL facts and a REAL roce_qos check-mode result from the lab VMs,
 gpudirect facts computed by the gpudirect module from the DERIVED
@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import report as rpt
+from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "fabric")
 
@@ -63,7 +63,7 @@ def test_build_report_hosts_and_summary(hosts):
     assert sorted(report["hosts"]) == ["gpu1", "lab1", "lab2"]
     assert report["summary"] == {
         "hosts": 3, "reachable": 2, "unreachable": ["lab2"], "failed": [], "hosts_with_problems": ["gpu1", "lab1", "lab2"],
-        "devices": 3, "ports": 3, "ports_active": 3, "gpu_hosts": 1, "gpudirect_ready": 0,
+        "devices": 3, "ports": 3, "ports_active": 3, "gpu_hosts": 1, "gpudirect_ready": 0, "pools": 0,
         "validation": {"total": 3, "passed": 2, "failed": 1, "not_run": 0}, "ok": False,
     }
     lab1 = report["hosts"]["lab1"]
@@ -114,7 +114,7 @@ def test_host_that_failed_earlier_is_marked_failed(hosts):
     assert rpt.summary_lines(report)[:2] == [
         "overall: PROBLEMS", "hosts: 2 (1 reachable, unreachable: lab2, failed earlier: lab1); ports ACTIVE: 1 of 1; "
         "GPUDirect ready: 0 of 0 GPU hosts"]
-    assert '<section class="host failed"><h2>lab1 <span class="badge failed">failed</span>' in rpt.render_html(report)
+    assert '<section class="host failed" id="host-lab1"><h2>lab1 <span class="badge failed">failed</span>' in rpt.render_html(report)
     # an unreachable host stays unreachable whatever failed_earlier says; false or absent changes nothing
     assert rpt.build_report({"lab2": dict(hosts["lab2"], failed_earlier=True)}, [])["hosts"]["lab2"]["status"] == "unreachable"
     plain = rpt.build_report({"lab1": hosts["lab1"]}, validation())["hosts"]["lab1"]
@@ -197,7 +197,7 @@ def test_html_is_self_contained_and_escapes(hosts):
     assert "@import" not in html and "url(" not in html
     # problems are highlighted: the failed test row, the unreachable host, the problems box
     assert '<tr class="bad"><td>ib_send_lat</td>' in html
-    assert '<section class="host unreachable"><h2>lab2 <span class="badge unreachable">unreachable</span>' in html
+    assert '<section class="host unreachable" id="host-lab2"><h2>lab2 <span class="badge unreachable">unreachable</span>' in html
     assert '<div class="problems-box"><h2>Problems (' in html
     assert '<td class="rel-PIX">PIX</td>' in html
     assert html.count("<section") == 4

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, rdma.fabric developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The fabric report: data model and its JSON, Markdown and HTML renderings.
+"""The fabric report: data model and its JSON, Markdown and HTML renderings (controller side).
 
 ``build_report(hosts, validation)`` turns per-host inputs::
 
@@ -13,9 +13,20 @@ and the validation results (rdma_validate role, one entry per test per pair)
 into the report data (a host's ``status``: ``ok``, ``problems``, ``failed`` -
 a task failed on it earlier in the run, so its later stages did not run -
 or ``unreachable``): top-level ``hosts`` keyed by host, ``validation`` (the
-list), ``summary`` and ``problems``. Problems are plain sentences naming the
-host and port. The renderers are pure functions of that data; the HTML is a
-single file with inline CSS and no scripts or external resources.
+list), ``summary``, ``problems`` and, when node pools are given, ``pools``.
+Problems are plain sentences naming the host and port. The renderers are pure
+functions of that data; the HTML is a single file with inline CSS and SVG and
+no scripts or external resources.
+
+Built in one pass: the validation entries are indexed by host once, each host
+view reads its own entries. The renderings stay readable at a thousand hosts:
+up to ``DETAIL_HOSTS`` hosts every host is shown in full; above, the HTML and
+Markdown summarise (counts, node pools, every host in one table with failing
+hosts first, the host-pair matrix as an SVG heatmap, failed tests) and show
+details only for hosts with problems (HTML: collapsed), while the JSON keeps
+everything. :func:`host_inputs` turns what the report playbook collected (each
+host's facts, registered results, the controller-side reads of hosts that
+dropped out) into the per-host inputs, also in one pass.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -23,14 +34,22 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import math
 
 try:
     from html import escape as _html_escape
 except ImportError:  # pragma: no cover - Python 2 has no html module
     from cgi import escape as _html_escape
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION, natural_key
+
 RELATIONS = ("X", "PIX", "PXB", "PHB", "NODE", "SYS")
+# Up to this many hosts the renderings show every host in full; above, they summarise.
+DETAIL_HOSTS = 40
+# How many problems, failed tests and host lines the summarised renderings list.
+LISTED = 100
+# Status order: failing hosts first.
+STATUS_ORDER = ("unreachable", "failed", "problems", "ok")
 
 
 # --------------------------------------------------------------------------
@@ -139,7 +158,7 @@ def _gpudirect_view(gd):
     }
 
 
-def _host_view(name, data, validation):
+def _host_view(name, data, own_results, pool=None):
     data = data if isinstance(data, dict) else {}
     reachable = data.get("reachable", True) is not False
     rdma = data.get("rdma") if isinstance(data.get("rdma"), dict) else None
@@ -153,6 +172,7 @@ def _host_view(name, data, validation):
         "devices": [],
         "qos": data.get("qos"),
         "gpudirect": _gpudirect_view(data.get("gpudirect")),
+        "pool": pool,
         "validation": {"passed": 0, "failed": 0},
         "problems": [],
     }
@@ -184,9 +204,7 @@ def _host_view(name, data, validation):
         reasons = gd["reasons"]
         more = " (and %d more reasons)" % (len(reasons) - 1) if len(reasons) > 1 else ""
         problems.append("GPUDirect RDMA not ready: %s%s" % (reasons[0] if reasons else "no reason given", more))
-    for r in validation or []:
-        if not isinstance(r, dict) or name not in (r.get("hosts") or []):
-            continue
+    for r in own_results:
         if r.get("passed") is True:
             view["validation"]["passed"] += 1
         elif r.get("passed") is False:
@@ -220,18 +238,34 @@ def validation_summary(results):
     return summary
 
 
-def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric report"):
-    """Report data (see module docstring). Pure and deterministic for its inputs."""
+def results_by_host(validation):
+    """``{host: [entries naming it]}`` in one pass over the validation entries."""
+    out = {}
+    for r in validation:
+        for host in set(r.get("hosts") or []):
+            out.setdefault(host, []).append(r)
+    return out
+
+
+def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric report", pools=None):
+    """Report data (see module docstring). Pure and deterministic for its inputs.
+
+    ``pools``: optional node pools, ``{"pools": [{"name", "hosts" (a count), "ports"}], "host_pool": {host: name}}``
+    (rdma.fabric.node_pools); each host view then names its pool and the report lists the pools.
+    """
     validation = [dict(r) for r in (validation or []) if isinstance(r, dict)]
+    by_host = results_by_host(validation)
+    host_pool = (pools or {}).get("host_pool") or {}
     host_views = {}
     for name in sorted(hosts or {}):
-        host_views[name] = _host_view(name, (hosts or {})[name], validation)
+        host_views[name] = _host_view(name, (hosts or {})[name], by_host.get(name, ()), host_pool.get(name))
     ports = [p for h in host_views.values() for d in h["devices"] for p in d["ports"]]
     gd_hosts = [h for h in host_views.values() if h["gpudirect"] and h["gpudirect"]["gpu_count"]]
     vsum = validation_summary(validation)
     problems = []
     for name, view in host_views.items():
         problems.extend("%s: %s" % (name, p) for p in view["problems"])
+    pool_list = [dict(p) for p in (pools or {}).get("pools") or []]
     summary = {
         "hosts": len(host_views),
         "reachable": sum(1 for h in host_views.values() if h["reachable"]),
@@ -243,10 +277,11 @@ def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric r
         "ports_active": sum(1 for p in ports if p["state"] == "ACTIVE"),
         "gpu_hosts": len(gd_hosts),
         "gpudirect_ready": sum(1 for h in gd_hosts if h["gpudirect"]["ready"] is True),
+        "pools": len(pool_list),
         "validation": vsum,
     }
     summary["ok"] = not problems and vsum["failed"] == 0
-    return {
+    report = {
         "schema_version": SCHEMA_VERSION,
         "title": title,
         "generated_at": generated_at,
@@ -255,6 +290,59 @@ def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric r
         "hosts": host_views,
         "validation": validation,
     }
+    if pools is not None:
+        report["pools"] = pool_list
+    return report
+
+
+def _qos_input(registered):
+    """A host's QoS input from its registered roce_qos result: ``ports`` (one call for all ports) or a loop."""
+    if not isinstance(registered, dict) or registered.get("skipped"):
+        return None
+    if isinstance(registered.get("ports"), dict):
+        return dict(registered["ports"])
+    if isinstance(registered.get("results"), list):
+        return dict((r.get("item"), r) for r in registered["results"] if isinstance(r, dict) and r.get("item"))
+    return None
+
+
+def host_inputs(hosts, values, live_hosts=None, reads=None):
+    """Per-host report inputs from what the report playbook collected, in one pass.
+
+    ``values``: ``{host: {"rdma", "gpudirect" (facts), "ping", "qos" (registered results)}}``;
+    ``live_hosts``: the hosts the collecting play ran on (None: all); ``reads``: the registered
+    loop results of the controller-side facts reads of the others (``item`` = host). A host of
+    the collecting play is reported as read there (unreachable when its ping was); one that dropped
+    out earlier in the run is reported from its read (``failed_earlier``) or, when that failed, as
+    unreachable with its facts from the cache when it has them.
+    """
+    live = set(hosts if live_hosts is None else live_hosts)
+    read_by_host = {}
+    for r in reads or []:
+        if isinstance(r, dict) and r.get("item") is not None and not r.get("skipped"):
+            read_by_host.setdefault(r["item"], r)
+    out = {}
+    for host in hosts:
+        v = values.get(host) or {}
+        ping = v.get("ping") if isinstance(v.get("ping"), dict) else {}
+        rdma, gd = v.get("rdma"), v.get("gpudirect")
+        cached = {"facts_source": "cache" if rdma is not None else None, "rdma": rdma, "gpudirect": gd}
+        if host in live:
+            if ping.get("unreachable"):
+                out[host] = dict(cached, reachable=False, message=ping.get("msg") or "unreachable")
+            else:
+                out[host] = {"reachable": True, "facts_source": "live", "rdma": rdma, "gpudirect": gd,
+                             "qos": _qos_input(v.get("qos"))}
+            continue
+        read = read_by_host.get(host) or {}
+        read_rdma = (read.get("ansible_facts") or {}).get("rdma") if isinstance(read.get("ansible_facts"), dict) else None
+        if read_rdma is not None:
+            out[host] = {"reachable": True, "failed_earlier": True, "facts_source": "live", "rdma": read_rdma,
+                         "gpudirect": None}
+        else:
+            out[host] = dict(cached, reachable=False,
+                             message=read.get("msg") or "did not answer earlier in this run")
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -344,8 +432,44 @@ def _matrix_columns(matrix):
     return sorted(cols)
 
 
+def hosts_failing_first(report):
+    """Host names, failing hosts first (unreachable, failed, problems, ok), then by name."""
+    rank = dict((st, i) for i, st in enumerate(STATUS_ORDER))
+    return sorted(report["hosts"], key=lambda n: (rank.get(report["hosts"][n]["status"], 0), natural_key(n)))
+
+
+def _is_large(report):
+    return len(report["hosts"]) > DETAIL_HOSTS
+
+
+def _port_line(d, p):
+    return "%s/%s %s %s%s gid%s" % (
+        d["name"], p["number"], p["state"] or "?", _num(p["rate_gbps"], "%g"),
+        "G" if p["rate_gbps"] is not None else "", "=" + str(p["roce_v2_ipv4_gid_index"])
+        if p["roce_v2_ipv4_gid_index"] is not None else ":none")
+
+
+def _host_line(name, h):
+    ports = [_port_line(d, p) for d in h["devices"] for p in d["ports"]]
+    gd = h["gpudirect"]
+    gds = "no GPU" if not gd or not gd["gpu_count"] else "GPUDirect %s" % ("ready" if gd["ready"] else "NOT ready")
+    return "  %-12s %-11s %s; %s" % (name, h["status"], ", ".join(ports) or "no ports", gds)
+
+
+def _test_line(r):
+    figure = ""
+    if r.get("bandwidth_gbps") is not None:
+        figure = "%s Gb/s" % _num(r["bandwidth_gbps"])
+    elif r.get("latency_us") is not None:
+        figure = "%s us" % _num(r["latency_us"], "%.2f")
+    line = "  %-8s %-12s %-24s %s" % (_verdict(r.get("passed")), r.get("test"), _pair(r), figure)
+    if r.get("passed") is not True:
+        line += "  " + str(r.get("message") or "")
+    return line.rstrip()
+
+
 def summary_lines(report, path=None):
-    """A one-screen text summary."""
+    """A one-screen text summary (every host and test up to DETAIL_HOSTS hosts, else the failing ones)."""
     s = report["summary"]
     v = s["validation"]
     lines = []
@@ -353,37 +477,36 @@ def summary_lines(report, path=None):
         lines.append("RDMA fabric report: %s" % path)
     lines.append("overall: %s" % ("OK" if s["ok"] else "PROBLEMS"))
     lines.append("hosts: %d (%d reachable%s%s); ports ACTIVE: %d of %d; GPUDirect ready: %d of %d GPU hosts" % (
-        s["hosts"], s["reachable"], ", unreachable: " + ", ".join(s["unreachable"]) if s["unreachable"] else "",
-        ", failed earlier: " + ", ".join(s.get("failed") or []) if s.get("failed") else "",
+        s["hosts"], s["reachable"], ", unreachable: " + ", ".join(s["unreachable"][:LISTED]) if s["unreachable"] else "",
+        ", failed earlier: " + ", ".join(s["failed"][:LISTED]) if s.get("failed") else "",
         s["ports_active"], s["ports"], s["gpudirect_ready"], s["gpu_hosts"]))
-    for name in sorted(report["hosts"]):
+    if report.get("pools"):
+        lines.append("node pools: %d (%s)" % (len(report["pools"]), ", ".join(
+            "%s: %d hosts" % (p["name"], p["hosts"]) for p in report["pools"][:10])
+            + (", ..." if len(report["pools"]) > 10 else "")))
+    large = _is_large(report)
+    shown = 0
+    for name in (hosts_failing_first(report) if large else sorted(report["hosts"])):
         h = report["hosts"][name]
-        ports = []
-        for d in h["devices"]:
-            for p in d["ports"]:
-                ports.append("%s/%s %s %s%s gid%s" % (
-                    d["name"], p["number"], p["state"] or "?", _num(p["rate_gbps"], "%g"),
-                    "G" if p["rate_gbps"] is not None else "", "=" + str(p["roce_v2_ipv4_gid_index"])
-                    if p["roce_v2_ipv4_gid_index"] is not None else ":none"))
-        gd = h["gpudirect"]
-        if not gd or not gd["gpu_count"]:
-            gds = "no GPU"
-        else:
-            gds = "GPUDirect %s" % ("ready" if gd["ready"] else "NOT ready")
-        lines.append("  %-12s %-11s %s; %s" % (name, h["status"], ", ".join(ports) or "no ports", gds))
+        if large and (h["status"] == "ok" or shown >= 20):
+            continue
+        lines.append(_host_line(name, h))
+        shown += 1
+    if large:
+        rest = s["hosts"] - shown
+        lines.append("  ... %d more host(s)%s: see the report" % (rest, "" if shown else ", all ok"))
     lines.append("validation: %d passed, %d failed, %d not run" % (v["passed"], v["failed"], v["not_run"]))
+    listed = 0
     for r in report["validation"]:
         if r.get("test") == "precheck" and r.get("passed"):
             continue
-        figure = ""
-        if r.get("bandwidth_gbps") is not None:
-            figure = "%s Gb/s" % _num(r["bandwidth_gbps"])
-        elif r.get("latency_us") is not None:
-            figure = "%s us" % _num(r["latency_us"], "%.2f")
-        line = "  %-8s %-12s %-24s %s" % (_verdict(r.get("passed")), r.get("test"), _pair(r), figure)
-        if r.get("passed") is not True:
-            line += "  " + str(r.get("message") or "")
-        lines.append(line.rstrip())
+        if large and r.get("passed") is True:
+            continue
+        if listed >= 20 and large:
+            lines.append("  ... more in the report")
+            break
+        lines.append(_test_line(r))
+        listed += 1
     if report["problems"]:
         lines.append("problems (%d):" % len(report["problems"]))
         for p in report["problems"][:10]:
@@ -391,6 +514,31 @@ def summary_lines(report, path=None):
         if len(report["problems"]) > 10:
             lines.append("  ... %d more in the report" % (len(report["problems"]) - 10))
     return lines
+
+
+def pair_matrix(report, max_cells=120):
+    """The host-pair matrix of the validation, aggregated into blocks of consecutive hosts when large.
+
+    Returns ``{"hosts": [...] (natural order), "block": hosts per block, "cells": {(row, col): counts}}``
+    where a row is a server's block and a column a client's, and counts is
+    ``{"passed", "failed", "not_run", "pairs": [(server, client)]}`` (pairs listed only for single-host
+    blocks). Pre-checks count as tests (a failed pre-check is a failed pair).
+    """
+    names = sorted(set(report["hosts"]) | set(h for r in report["validation"] for h in (r.get("hosts") or [])
+                                              if h is not None), key=natural_key)
+    index = dict((n, i) for i, n in enumerate(names))
+    block = max(1, int(math.ceil(len(names) / float(max_cells))))
+    cells = {}
+    for r in report["validation"]:
+        srv, cli = r.get("server"), r.get("client")
+        if srv not in index or cli not in index:
+            continue
+        key = (index[srv] // block, index[cli] // block)
+        cell = cells.setdefault(key, {"passed": 0, "failed": 0, "not_run": 0, "pairs": set()})
+        cell["passed" if r.get("passed") is True else "not_run" if r.get("passed") is None else "failed"] += 1
+        if block == 1:
+            cell["pairs"].add((srv, cli))
+    return {"hosts": names, "block": block, "cells": cells}
 
 
 # --------------------------------------------------------------------------
@@ -415,9 +563,67 @@ def _md_table(headers, rows):
     return out
 
 
+def _md_host(name, h):
+    """One host in full: devices and ports, GPUDirect, problems."""
+    out = ["### %s - %s" % (_md(name), h["status"].upper()), ""]
+    if h.get("message"):
+        out += [_md(h["message"]), ""]
+    stack = h.get("stack") or {}
+    if stack:
+        version = " " + _md(stack.get("version")) if stack.get("version") else ""
+        out += ["Driver stack: %s%s; facts: %s" % (_md(stack.get("flavor")), version, _md(h.get("facts_source"))), ""]
+    rows = []
+    for d in h["devices"]:
+        for p in d["ports"]:
+            state = p["state"] if not p["problems"] else "**%s**" % (p["state"] or "unknown")
+            rows.append([d["name"], d.get("driver"), p["number"], state, p["link_layer"], p["rate"],
+                         p["netdev"], p["mtu"],
+                         p["roce_v2_ipv4_gid_index"] if p["roce_v2_ipv4_gid_index"] is not None else "**none**",
+                         p["roce_v2_ip"], _qos_text(p)])
+    if rows:
+        out += _md_table(["Device", "Driver", "Port", "State", "Link layer", "Rate", "Netdev", "MTU",
+                          "GID v2 idx", "RoCE v2 IP", "QoS"], rows)
+        out.append("")
+    gd = h["gpudirect"]
+    if gd is None:
+        out += ["GPUDirect: no data", ""]
+    elif not gd["gpu_count"]:
+        out += ["GPUDirect: no GPU%s" % (" (" + "; ".join(_md(r) for r in gd["reasons"]) + ")" if gd["reasons"] else ""), ""]
+    else:
+        out += ["GPUDirect RDMA: **%s** (%d GPUs; driver %s; DMA-BUF %s; peer memory %s; IOMMU %s)" % (
+            "ready" if gd["ready"] else "NOT READY", gd["gpu_count"], _md(gd["driver"] or "unknown"),
+            "possible" if gd["dmabuf"] else "not possible" if gd["dmabuf"] is False else "unknown",
+            _md(", ".join(gd["peermem"]) or "none loaded"), _md(gd["iommu"] or "unknown")), ""]
+        out += ["- **%s**" % _md(r) for r in gd["reasons"]]
+        out += ["- warning: %s" % _md(r) for r in gd["warnings"]]
+        if gd["reasons"] or gd["warnings"]:
+            out.append("")
+        if gd["matrix"]:
+            cols = _matrix_columns(gd["matrix"])
+            rows = [[gpu] + [gd["matrix"][gpu].get(c, "-") if isinstance(gd["matrix"][gpu], dict) else "-" for c in cols]
+                    + [gd["nearest_nic"].get(gpu)] for gpu in sorted(gd["matrix"])]
+            out += ["GPU-NIC topology (PIX same PCIe switch, PXB several switches, PHB host bridge, NODE same NUMA node, "
+                    "SYS across NUMA nodes):", ""] + _md_table(["GPU"] + cols + ["Nearest NIC"], rows) + [""]
+    if h["problems"]:
+        out += ["Problems on %s:" % _md(name), ""] + ["- %s" % _md(p) for p in h["problems"]] + [""]
+    return out
+
+
+def _md_test_row(r):
+    verdict = _verdict(r.get("passed"))
+    return [r.get("test"), _pair(r), _devices_text(r), _num(r.get("bandwidth_gbps")),
+            _num(r.get("latency_us"), "%.2f"), _threshold_text(r),
+            verdict if verdict == "PASS" else "**%s**" % verdict, r.get("message")]
+
+
+_MD_TEST_HEADERS = ["Test", "Server -> client", "Devices", "Bandwidth Gb/s", "Latency us", "Threshold", "Result", "Message"]
+
+
 def render_markdown(report):
+    """Every host in full up to DETAIL_HOSTS hosts; above, a host table (failing first) and details of failing hosts."""
     s = report["summary"]
     v = s["validation"]
+    large = _is_large(report)
     out = ["# %s" % _md(report.get("title")), ""]
     if report.get("generated_at"):
         out += ["Generated: %s" % _md(report["generated_at"]), ""]
@@ -427,62 +633,45 @@ def render_markdown(report):
                 s["gpudirect_ready"], s["gpu_hosts"], v["passed"], v["failed"], v["not_run"]), ""]
     if report["problems"]:
         out += ["## Problems", ""]
-        out += ["- **%s**" % _md(p) for p in report["problems"]]
+        out += ["- **%s**" % _md(p) for p in report["problems"][:LISTED]]
+        if len(report["problems"]) > LISTED:
+            out.append("- ... %d more in fabric-report.json" % (len(report["problems"]) - LISTED))
         out.append("")
+    if report.get("pools"):
+        out += ["## Node pools", ""] + _md_table(["Pool", "Hosts", "Ports"], [
+            [p["name"], p["hosts"], ", ".join(p.get("ports") or []) or "none"] for p in report["pools"]]) + [""]
     out += ["## Hosts", ""]
-    for name in sorted(report["hosts"]):
-        h = report["hosts"][name]
-        out += ["### %s - %s" % (_md(name), h["status"].upper()), ""]
-        if h.get("message"):
-            out += [_md(h["message"]), ""]
-        stack = h.get("stack") or {}
-        if stack:
-            version = " " + _md(stack.get("version")) if stack.get("version") else ""
-            out += ["Driver stack: %s%s; facts: %s" % (_md(stack.get("flavor")), version, _md(h.get("facts_source"))), ""]
+    if large:
         rows = []
-        for d in h["devices"]:
-            for p in d["ports"]:
-                state = p["state"] if not p["problems"] else "**%s**" % (p["state"] or "unknown")
-                rows.append([d["name"], d.get("driver"), p["number"], state, p["link_layer"], p["rate"],
-                             p["netdev"], p["mtu"],
-                             p["roce_v2_ipv4_gid_index"] if p["roce_v2_ipv4_gid_index"] is not None else "**none**",
-                             p["roce_v2_ip"], _qos_text(p)])
-        if rows:
-            out += _md_table(["Device", "Driver", "Port", "State", "Link layer", "Rate", "Netdev", "MTU",
-                              "GID v2 idx", "RoCE v2 IP", "QoS"], rows)
-            out.append("")
-        gd = h["gpudirect"]
-        if gd is None:
-            out += ["GPUDirect: no data", ""]
-        elif not gd["gpu_count"]:
-            out += ["GPUDirect: no GPU%s" % (" (" + "; ".join(_md(r) for r in gd["reasons"]) + ")" if gd["reasons"] else ""), ""]
-        else:
-            out += ["GPUDirect RDMA: **%s** (%d GPUs; driver %s; DMA-BUF %s; peer memory %s; IOMMU %s)" % (
-                "ready" if gd["ready"] else "NOT READY", gd["gpu_count"], _md(gd["driver"] or "unknown"),
-                "possible" if gd["dmabuf"] else "not possible" if gd["dmabuf"] is False else "unknown",
-                _md(", ".join(gd["peermem"]) or "none loaded"), _md(gd["iommu"] or "unknown")), ""]
-            out += ["- **%s**" % _md(r) for r in gd["reasons"]]
-            out += ["- warning: %s" % _md(r) for r in gd["warnings"]]
-            if gd["reasons"] or gd["warnings"]:
-                out.append("")
-            if gd["matrix"]:
-                cols = _matrix_columns(gd["matrix"])
-                rows = [[gpu] + [gd["matrix"][gpu].get(c, "-") if isinstance(gd["matrix"][gpu], dict) else "-" for c in cols]
-                        + [gd["nearest_nic"].get(gpu)] for gpu in sorted(gd["matrix"])]
-                out += ["GPU-NIC topology (PIX same PCIe switch, PXB several switches, PHB host bridge, NODE same NUMA node, "
-                        "SYS across NUMA nodes):", ""] + _md_table(["GPU"] + cols + ["Nearest NIC"], rows) + [""]
-        if h["problems"]:
-            out += ["Problems on %s:" % _md(name), ""] + ["- %s" % _md(p) for p in h["problems"]] + [""]
+        for name in hosts_failing_first(report):
+            h = report["hosts"][name]
+            ports = [p for d in h["devices"] for p in d["ports"]]
+            rows.append([name, h["status"] if h["status"] == "ok" else "**%s**" % h["status"], h.get("pool"),
+                         "%d / %d" % (sum(1 for p in ports if p["state"] == "ACTIVE"), len(ports)),
+                         "%d / %d" % (h["validation"]["passed"], h["validation"]["failed"]),
+                         h["problems"][0] if h["problems"] else ""])
+        out += _md_table(["Host", "Status", "Pool", "Ports ACTIVE", "Tests passed / failed", "First problem"], rows)
+        out += ["", "Details of the hosts with problems (every host in fabric-report.json):", ""]
+        listed = 0
+        for name in hosts_failing_first(report):
+            if report["hosts"][name]["status"] == "ok" or listed >= LISTED:
+                continue
+            out += _md_host(name, report["hosts"][name])
+            listed += 1
+    else:
+        for name in sorted(report["hosts"]):
+            out += _md_host(name, report["hosts"][name])
     out += ["## Validation", ""]
     if report["validation"]:
-        rows = []
-        for r in report["validation"]:
-            verdict = _verdict(r.get("passed"))
-            rows.append([r.get("test"), _pair(r), _devices_text(r), _num(r.get("bandwidth_gbps")),
-                         _num(r.get("latency_us"), "%.2f"), _threshold_text(r),
-                         verdict if verdict == "PASS" else "**%s**" % verdict, r.get("message")])
-        out += _md_table(["Test", "Server -> client", "Devices", "Bandwidth Gb/s", "Latency us", "Threshold",
-                          "Result", "Message"], rows)
+        if large:
+            failing = [r for r in report["validation"] if r.get("passed") is not True]
+            out += ["%d results; %d passed, %d failed, %d not run. The failed and not-run results (first %d; all "
+                    "in fabric-report.json):" % (v["total"], v["passed"], v["failed"], v["not_run"], LISTED), ""]
+            rows = [_md_test_row(r) for r in failing[:LISTED]]
+        else:
+            rows = [_md_test_row(r) for r in report["validation"]]
+        if rows:
+            out += _md_table(_MD_TEST_HEADERS, rows)
     else:
         out.append("No validation results.")
     out.append("")
@@ -526,6 +715,11 @@ ul.reasons{margin:4px 0 8px 18px;padding:0}
 .rel-PHB{background:#fff3bf}.rel-NODE{background:#ffd8a8}.rel-SYS{background:#ffc9c9}
 .legend span{display:inline-block;padding:0 6px;margin-right:4px;border-radius:3px;font-size:12px}
 footer{color:#6c757d;font-size:12px;padding:0 28px 24px}
+div.summary{background:#fff;border-radius:8px;padding:14px 18px;margin-bottom:16px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
+details.host{border:1px solid #dde2ea;border-left:5px solid #f4a261;border-radius:6px;padding:6px 12px;margin:8px 0}
+details.host.unreachable,details.host.failed{border-left-color:#d62828}
+details.host summary{cursor:pointer;font-weight:600}
+.matrix{overflow:auto;max-width:100%}svg.heatmap text{fill:#1d2433;font-family:inherit}
 """
 
 
@@ -592,26 +786,128 @@ def _html_gpudirect(gd):
     return "".join(out)
 
 
-def _html_validation(results):
-    if not results:
-        return '<p class="muted">No validation results.</p>'
-    rows = []
-    for r in results:
-        verdict = _verdict(r.get("passed"))
-        cls = {"PASS": "pass", "FAIL": "fail"}.get(verdict, "notrun")
-        rows.append(
-            '<tr class="%s"><td>%s</td><td>%s</td><td>%s</td><td class="num">%s</td><td class="num">%s</td>'
+def _html_test_row(r):
+    verdict = _verdict(r.get("passed"))
+    cls = {"PASS": "pass", "FAIL": "fail"}.get(verdict, "notrun")
+    return ('<tr class="%s"><td>%s</td><td>%s</td><td>%s</td><td class="num">%s</td><td class="num">%s</td>'
             "<td>%s</td><td>%s</td><td>%s</td></tr>" % (
                 "bad" if verdict == "FAIL" else "", _h(r.get("test")), _h(_pair(r)), _h(_devices_text(r)),
                 _h(_num(r.get("bandwidth_gbps"))), _h(_num(r.get("latency_us"), "%.2f")), _h(_threshold_text(r)),
                 _badge(cls, verdict), _h(r.get("message"))))
-    return ("<table><tr><th>Test</th><th>Server -&gt; client</th><th>Devices</th><th>Bandwidth Gb/s</th>"
-            "<th>Latency us</th><th>Threshold</th><th>Result</th><th>Message</th></tr>%s</table>" % "".join(rows))
+
+
+def _html_validation(results, large=False):
+    if not results:
+        return '<p class="muted">No validation results.</p>'
+    note = ""
+    if large:
+        failing = [r for r in results if r.get("passed") is not True]
+        note = ('<p class="muted">%d results; the failed and not-run ones are listed (first %d); every result is in '
+                "fabric-report.json.</p>" % (len(results), LISTED))
+        results = failing[:LISTED]
+        if not results:
+            return note
+    return (note + "<table><tr><th>Test</th><th>Server -&gt; client</th><th>Devices</th><th>Bandwidth Gb/s</th>"
+            "<th>Latency us</th><th>Threshold</th><th>Result</th><th>Message</th></tr>%s</table>"
+            % "".join(_html_test_row(r) for r in results))
+
+
+_CELL_COLOURS = (("failed", "#d62828"), ("not_run", "#adb5bd"), ("passed", "#2a9d8f"))
+
+
+def heatmap_svg(report, size=720):
+    """The host-pair matrix as an inline SVG: a row per server, a column per client, a cell per tested pair.
+
+    Green: every test of the pair passed; red: a test (or the pre-check) failed; grey: not run.
+    Above ~120 hosts, consecutive hosts (in natural name order) share a row/column block and a cell
+    shows the worst of its pairs; every cell has a tooltip with its hosts and counts.
+    """
+    m = pair_matrix(report)
+    names, block, cells = m["hosts"], m["block"], m["cells"]
+    if not cells:
+        return ""
+    count = int(math.ceil(len(names) / float(block)))
+    cell = max(3, min(22, size // max(count, 1)))
+    labels = block == 1 and count <= 60
+    # every row/column named when they fit, else a name every `step` rows/columns
+    step = 1 if labels else max(1, int(math.ceil(count / 12.0)))
+    margin = 4 + max(len(n) for n in names) * 6
+    width = margin + count * cell + 4
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" width="%d" height="%d" viewBox="0 0 %d %d" '
+             'role="img" aria-label="host-pair matrix">' % (width, width, width, width),
+             '<rect x="%d" y="%d" width="%d" height="%d" fill="#f8f9fa" stroke="#dde2ea"/>' % (
+                 margin, margin, count * cell, count * cell)]
+    for i in range(0, count, step):
+        name = names[i * block]
+        pos = margin + i * cell + min(cell, 10) * 0.8
+        parts.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end">%s</text>' % (margin - 3, pos, _h(name)))
+        parts.append('<text transform="translate(%.1f,%d) rotate(-90)" font-size="10">%s</text>' % (pos, margin - 3, _h(name)))
+
+    def span(i):
+        first, last = names[i * block], names[min(len(names), (i + 1) * block) - 1]
+        return first if first == last else "%s .. %s" % (first, last)
+
+    for (row, col) in sorted(cells):
+        c = cells[(row, col)]
+        colour = next(col_ for key, col_ in _CELL_COLOURS if c[key])
+        if c["pairs"]:
+            what = ", ".join("%s -> %s" % p for p in sorted(c["pairs"]))
+        else:
+            what = "servers %s -> clients %s" % (span(row), span(col))
+        parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s: %d passed, %d failed, %d not run'
+                     "</title></rect>" % (margin + col * cell, margin + row * cell, cell, cell, colour, _h(what),
+                                          c["passed"], c["failed"], c["not_run"]))
+    parts.append("</svg>")
+    legend = ('<p class="legend muted"><span style="background:#2a9d8f;color:#fff">passed</span> '
+              '<span style="background:#d62828;color:#fff">failed</span> <span style="background:#adb5bd">not run</span> '
+              "- rows: server, columns: client, hosts in name order%s; hover a cell for its hosts.</p>" % (
+                  "" if block == 1 else ", %d hosts per row/column" % block))
+    return '<div class="matrix">%s</div>%s' % ("".join(parts), legend)
+
+
+def _html_host(name, h):
+    stack = h.get("stack") or {}
+    meta = []
+    if stack:
+        meta.append("stack %s%s" % (_h(stack.get("flavor")), " " + _h(stack.get("version")) if stack.get("version") else ""))
+    if h.get("pool"):
+        meta.append("node pool %s" % _h(h["pool"]))
+    if h.get("facts_source"):
+        meta.append("facts: %s" % _h(h["facts_source"]))
+    if h.get("message"):
+        meta.append(_h(h["message"]))
+    out = []
+    if meta:
+        out.append('<p class="muted">%s</p>' % "; ".join(meta))
+    if h["problems"]:
+        out.append('<ul class="reasons">%s</ul>' % "".join('<li><b>%s</b></li>' % _h(p) for p in h["problems"]))
+    out.append("<h3>Devices and ports</h3>" + _html_ports(h))
+    out.append(_html_gpudirect(h["gpudirect"]))
+    return "".join(out)
+
+
+def _html_hosts_table(report, linked=None):
+    """Every host in one table, failing first; a name links to the host's details where it has them."""
+    rows = []
+    for name in hosts_failing_first(report):
+        h = report["hosts"][name]
+        ports = [p for d in h["devices"] for p in d["ports"]]
+        cell = '<a href="#host-%s">%s</a>' % (_h(name), _h(name)) if linked is None or name in linked else _h(name)
+        rows.append('<tr class="%s"><td>%s</td><td>%s</td><td>%s</td><td class="num">%d / %d</td>'
+                    '<td class="num">%d / %d</td><td>%s</td></tr>' % (
+                        "" if h["status"] == "ok" else "bad", cell, _badge(h["status"], h["status"]),
+                        _h(h.get("pool")), sum(1 for p in ports if p["state"] == "ACTIVE"), len(ports),
+                        h["validation"]["passed"], h["validation"]["failed"],
+                        _h(h["problems"][0]) if h["problems"] else ""))
+    return ("<table><tr><th>Host</th><th>Status</th><th>Node pool</th><th>Ports ACTIVE</th><th>Tests passed / failed</th>"
+            "<th>First problem</th></tr>%s</table>" % "".join(rows))
 
 
 def render_html(report):
+    """One self-contained page: summary first; every host in full up to DETAIL_HOSTS hosts, else collapsed details."""
     s = report["summary"]
     v = s["validation"]
+    large = _is_large(report)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -622,6 +918,7 @@ def render_html(report):
             _h(report.get("generated_at") or "-")),
         '<div class="cards">',
         _card("%d / %d" % (s["reachable"], s["hosts"]), "hosts reachable", "bad" if s["unreachable"] else ""),
+        _card("%d" % len(s["hosts_with_problems"]), "hosts with problems", "bad" if s["hosts_with_problems"] else ""),
         _card("%d / %d" % (s["ports_active"], s["ports"]), "ports active", "" if s["ports_active"] == s["ports"] and s["ports"] else "warn"),
         _card("%d / %d" % (s["gpudirect_ready"], s["gpu_hosts"]), "GPUDirect ready", "" if s["gpudirect_ready"] == s["gpu_hosts"] else "warn"),
         _card("%d" % v["passed"], "tests passed", "" if v["passed"] else "warn"),
@@ -629,27 +926,41 @@ def render_html(report):
         "</div>",
     ]
     if report["problems"]:
-        parts.append('<div class="problems-box"><h2>Problems (%d)</h2><ul>%s</ul></div>' % (
-            len(report["problems"]), "".join("<li>%s</li>" % _h(p) for p in report["problems"])))
-    parts.append('<section><h2>Validation</h2>%s</section>' % _html_validation(report["validation"]))
-    for name in sorted(report["hosts"]):
-        h = report["hosts"][name]
-        stack = h.get("stack") or {}
-        meta = []
-        if stack:
-            meta.append("stack %s%s" % (_h(stack.get("flavor")), " " + _h(stack.get("version")) if stack.get("version") else ""))
-        if h.get("facts_source"):
-            meta.append("facts: %s" % _h(h["facts_source"]))
-        if h.get("message"):
-            meta.append(_h(h["message"]))
-        parts.append('<section class="host %s"><h2>%s %s</h2>' % (h["status"], _h(name), _badge(h["status"], h["status"])))
-        if meta:
-            parts.append('<p class="muted">%s</p>' % "; ".join(meta))
-        if h["problems"]:
-            parts.append('<ul class="reasons">%s</ul>' % "".join('<li><b>%s</b></li>' % _h(p) for p in h["problems"]))
-        parts.append("<h3>Devices and ports</h3>" + _html_ports(h))
-        parts.append(_html_gpudirect(h["gpudirect"]))
-        parts.append("</section>")
+        shown = 20 if large else LISTED
+        more = len(report["problems"]) - shown
+        parts.append('<div class="problems-box"><h2>Problems (%d)</h2><ul>%s%s</ul></div>' % (
+            len(report["problems"]), "".join("<li>%s</li>" % _h(p) for p in report["problems"][:shown]),
+            "<li>... %d more: see the hosts below and fabric-report.json</li>" % more if more > 0 else ""))
+    if large and report["validation"]:
+        parts.append('<div class="summary"><h2>Host pairs</h2>%s</div>' % heatmap_svg(report))
+    parts.append('<div class="summary"><h2>Hosts (%d), failing first</h2>%s</div>' % (
+        s["hosts"], _html_hosts_table(report, linked=None if not large else set(
+            n for n in report["hosts"] if report["hosts"][n]["status"] != "ok"))))
+    if report.get("pools"):
+        parts.append('<div class="summary"><h2>Node pools (%d)</h2><table><tr><th>Pool</th><th>Hosts</th><th>Ports</th></tr>%s'
+                     "</table></div>" % (len(report["pools"]), "".join(
+                         "<tr><td>%s</td><td class=\"num\">%d</td><td>%s</td></tr>" % (
+                             _h(p["name"]), p["hosts"], _h(", ".join(p.get("ports") or []) or "none"))
+                         for p in report["pools"])))
+    parts.append('<section><h2>Validation</h2>%s%s</section>' % (
+        "" if large else heatmap_svg(report), _html_validation(report["validation"], large)))
+    if large:
+        failing = [n for n in hosts_failing_first(report) if report["hosts"][n]["status"] != "ok"]
+        parts.append('<div class="summary"><h2>Hosts with problems (%d)</h2><p class="muted">Each collapsed; open one to see '
+                     "its devices, ports, QoS and GPUDirect state. Hosts without problems: fabric-report.json.</p>"
+                     % len(failing))
+        for name in failing[:LISTED]:
+            h = report["hosts"][name]
+            parts.append('<details class="host %s" id="host-%s"><summary>%s %s</summary>%s</details>' % (
+                h["status"], _h(name), _h(name), _badge(h["status"], h["status"]), _html_host(name, h)))
+        if len(failing) > LISTED:
+            parts.append('<p class="muted">... %d more in fabric-report.json</p>' % (len(failing) - LISTED))
+        parts.append("</div>")
+    else:
+        for name in sorted(report["hosts"]):
+            h = report["hosts"][name]
+            parts.append('<section class="host %s" id="host-%s"><h2>%s %s</h2>%s</section>' % (
+                h["status"], _h(name), _h(name), _badge(h["status"], h["status"]), _html_host(name, h)))
     parts.append("</main><footer>rdma.fabric fabric report, schema version %d.</footer></body></html>" % report["schema_version"])
     return "\n".join(parts) + "\n"
 

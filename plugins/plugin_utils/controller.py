@@ -1,0 +1,66 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What every controller-side action of the collection shares: the action's frame and atomic file writes.
+
+:class:`ControllerAction` is the base of the fleet-wide actions (node_pools, k8s_manifests,
+validation_plan, validation_results, fabric_report): no connection to the task's host, the
+arguments checked against the module file's ``ARGUMENT_SPEC``, and every error of bad input
+(the collection's errors are ``ValueError`` subclasses) or of the file system turned into a
+task failure whose message starts with the action's name, never a traceback.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import tempfile
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+
+def read_bytes(path):
+    """The file's bytes, or None when it cannot be read (missing, a folder, no permission)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except (IOError, OSError):
+        return None
+
+
+def write_atomic(path, data, mode):
+    """Write bytes to path through a temporary file in the same folder, then rename it into place."""
+    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, mode)
+        os.rename(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+class ControllerAction(ActionBase):
+    """Base of the collection's controller-only actions; subclasses set NAME, ARGUMENT_SPEC and run_on_controller."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    NAME = None
+    ARGUMENT_SPEC = {}
+
+    def run_on_controller(self, args, task_vars):
+        """Return the task's result (a dict) for the checked ``args``."""
+        raise NotImplementedError
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ControllerAction, self).run(tmp, task_vars)
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC)
+        try:
+            result.update(self.run_on_controller(args, task_vars or {}))
+        except (ValueError, IOError, OSError) as e:
+            raise AnsibleActionFail("rdma.fabric.%s: %s" % (self.NAME, e))
+        return result

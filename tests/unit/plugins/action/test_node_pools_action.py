@@ -1,0 +1,127 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for the rdma.fabric.node_pools action.
+
+``pool_result`` (the action's return values) on the derived fixture hosts of
+tests/unit/fixtures/k8s/facts, and the action itself run by ansible-playbook over an
+inventory of those hosts, reading their hostvars. The first play is a TEST DOUBLE for
+rdma.fabric.rdma_device_facts: it loads each fixture host's ansible_facts.rdma from its JSON
+file, because the fixture hosts do not exist.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from ansible_collections.rdma.fabric.plugins.action.node_pools import pool_result
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FACTS = os.path.join(HERE, "..", "..", "fixtures", "k8s", "facts")
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
+
+
+def facts(name):
+    with open(os.path.join(FACTS, name + ".json")) as f:
+        return json.load(f)
+
+
+def test_pool_result_labels_ports_and_nccl_per_pool():
+    hosts = ["ib-a", "ib-b", "roce-a", "cpu-1"]
+    data = {"ib-a": facts("ib-a"), "ib-b": facts("ib-b"), "roce-a": facts("roce-a"), "cpu-1": facts("no-rdma")}
+    res = pool_result(hosts, data, nccl={})
+    assert res["changed"] is False and res["missing"] == []
+    pools = list(res["pools"].values())
+    assert [p["hosts"] for p in pools] == [["ib-a", "ib-b"], ["roce-a"], ["cpu-1"]]
+    assert [p["label"] for p in pools] == ["ib-a and 1 more", "roce-a", "cpu-1"]
+    assert pools[0]["ports"] == ["mlx5_0/1 InfiniBand ACTIVE"]
+    assert pools[0]["nccl_env"] == {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_SOCKET_IFNAME": "=ib0"}
+    assert pools[1]["nccl_env"]["NCCL_IB_GID_INDEX"] == "5" and pools[1]["nccl_env"]["NCCL_IB_TC"] == "106"
+    # a pool without RDMA gets NCCL over sockets, not an error
+    assert pools[2]["nccl_env"] == {"NCCL_IB_DISABLE": "1"}
+    assert res["host_pool"]["ib-b"] == pools[0]["name"]
+
+
+def test_pool_result_errors_name_the_option_and_pool():
+    data = {"cpu-1": facts("no-rdma")}
+    with pytest.raises(RdmaFactsError, match="nccl: unknown option.s. colour; allowed: link_layers"):
+        pool_result(["cpu-1"], data, nccl={"colour": 1})
+    with pytest.raises(RdmaFactsError, match="nccl: pool none-[0-9a-f]{8} .cpu-1.: no ACTIVE RDMA port selected"):
+        pool_result(["cpu-1"], data, nccl={"on_no_rdma": "fail"})
+
+
+PLAYBOOK = """
+- name: Load the fixture RDMA facts (TEST DOUBLE for rdma_device_facts)
+  hosts: nodes
+  gather_facts: false
+  tasks:
+    - name: Set ansible_facts.rdma from the fixture file
+      ansible.builtin.set_fact:
+        rdma: "{{ lookup('ansible.builtin.file', rdma_fixture) | from_json }}"
+        cacheable: true
+      when: rdma_fixture is defined
+
+- name: Pools
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Group the nodes
+      rdma.fabric.node_pools:
+        hosts: "{{ groups['nodes'] }}"
+        node_name_var: node_name
+        nccl: {gid_index: omit}
+      register: pools
+    - name: Keep the result
+      ansible.builtin.copy:
+        content: "{{ pools | to_json }}"
+        dest: "{{ out }}"
+        mode: "0644"
+"""
+
+
+def run_playbook(tmp_path, hosts, playbook=PLAYBOOK):
+    inventory = {"all": {"hosts": {"localhost": {"ansible_connection": "local",
+                                                 "ansible_python_interpreter": sys.executable}},
+                         "children": {"nodes": {"hosts": hosts, "vars": {"ansible_connection": "local"}}}}}
+    (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
+    (tmp_path / "play.yml").write_text("---" + playbook)
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_CACHE_PLUGIN="memory",
+               ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.abspath(os.path.join(REPO, "..", "..", "..")))
+    out = tmp_path / "result.json"
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i",
+                           str(tmp_path / "inventory.yml"), "-e", "out=%s" % out, str(tmp_path / "play.yml")],
+                          env=env, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, check=False, timeout=300)
+    return proc, (json.loads(out.read_text()) if out.exists() else None)
+
+
+def test_action_reads_hostvars_once_per_host(tmp_path):
+    hosts = {
+        "gpu-1": {"rdma_fixture": os.path.join(FACTS, "roce-gid3.json"), "node_name": "gpu-1.k8s.example"},
+        "gpu-2": {"rdma_fixture": os.path.join(FACTS, "roce-gid3.json"), "node_name": "{{ inventory_hostname }}.tmpl"},
+        "ib-1": {"rdma_fixture": os.path.join(FACTS, "ib-a.json")},
+        "bare": {},
+    }
+    proc, res = run_playbook(tmp_path, hosts)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    assert res["missing"] == ["bare"]
+    assert res["node_names"] == {"gpu-1": "gpu-1.k8s.example", "gpu-2": "gpu-2.tmpl", "ib-1": "ib-1", "bare": "bare"}
+    pools = list(res["pools"].values())
+    assert [p["hosts"] for p in pools] == [["gpu-1", "gpu-2"], ["ib-1"]]
+    assert pools[0]["nccl_env"] == {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1",
+                                    "NCCL_IB_ROCE_VERSION_NUM": "2", "NCCL_IB_ADDR_FAMILY": "AF_INET",
+                                    "NCCL_IB_TC": "106", "NCCL_SOCKET_IFNAME": "=ens1f0,ens1f1"}
+
+
+def test_action_rejects_hosts_not_in_the_inventory(tmp_path):
+    proc, res = run_playbook(tmp_path, {"n1": {}}, PLAYBOOK.replace("hosts: \"{{ groups['nodes'] }}\"", "hosts: [n1, ghost]"))
+    assert proc.returncode != 0 and res is None
+    assert "hosts: not in the inventory: ghost" in proc.stdout, proc.stdout[-3000:]

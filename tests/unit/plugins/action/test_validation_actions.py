@@ -1,0 +1,93 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for the rdma.fabric.validation_plan and validation_results actions' logic
+(``make_plan``, ``collect``, ``write_json``), on the REAL lab facts of tests/unit/fixtures/fabric.
+The actions' reading of hostvars is exercised by tests/unit/roles/rdma_validate."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+
+import pytest
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.rdma.fabric.plugins.action.validation_plan import make_plan
+from ansible_collections.rdma.fabric.plugins.action.validation_results import collect, write_json
+from ansible_collections.rdma.fabric.plugins.modules.validation_plan import ARGUMENT_SPEC
+from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "fabric")
+
+
+def lab(name):
+    with open(os.path.join(FIXTURES, "lab_%s_facts.json" % name)) as f:
+        return json.load(f)["rdma"]
+
+
+def args(**kw):
+    checked = ArgumentSpecValidator(ARGUMENT_SPEC).validate(dict({"hosts": ["lab1", "lab2"]}, **kw))
+    assert not checked.error_messages, checked.error_messages
+    return checked.validated_parameters
+
+
+def values(**per_host):
+    out = {"lab1": {"rdma": lab("lab1")}, "lab2": {"rdma": lab("lab2")}}
+    for host, extra in per_host.items():
+        out[host].update(extra)
+    return out
+
+
+def test_plan_of_the_lab_and_zero_means_no_limit():
+    plan = make_plan(args(), values())["plan"]
+    assert [(r["server"]["host"], r["client"]["host"]) for r in plan["runs"]] == [("lab1", "lab2")]
+    assert plan["waves"] == [{"runs": [0], "servers": {"lab1": 0}, "clients": {"lab2": 0}}]
+    assert plan["pairs"][0]["thresholds"]["max_latency_us"] is None  # max_latency_us 0: no limit
+    assert make_plan(args(check_only=True), values()) == {"changed": False}
+
+
+def test_pinned_device_data_ip_and_switch_come_from_each_host():
+    plan = make_plan(args(), values(lab2={"data_ip": "198.51.100.2", "switch": "leaf2"},
+                                    lab1={"switch": "leaf1", "device": "rxe0", "port": 1}))["plan"]
+    assert plan["runs"][0]["client"]["ip"] == "198.51.100.2"
+    assert len(plan["pairs"]) == 1  # two hosts on two switches: still one pair
+    pinned = make_plan(args(), values(lab1={"device": "mlx5_9"}))["plan"]
+    assert pinned["pairs"][0]["problems"][0].startswith("lab1: RDMA device mlx5_9 not found")
+
+
+def test_dropped_hosts_fail_their_pre_check():
+    plan = make_plan(args(live_hosts=["lab1"]), values())["plan"]
+    assert plan["runs"] == [] and plan["waves"] == []
+    assert plan["results"][0]["message"] == "pre-check failed: lab2: unreachable or failed before validation"
+
+
+@pytest.mark.parametrize("kw, per_host, message", [
+    ({"max_latency_us": float("nan")}, {}, "rdma_validate_max_latency_us: nan is not allowed"),
+    ({"min_bw_gbps": float("inf")}, {}, "rdma_validate_min_bw_gbps: inf is not allowed"),
+    ({"concurrency": -1}, {}, "rdma_validate_concurrency: -1 is out of range"),
+    ({}, {"lab2": {"port": "one"}}, "rdma_validate_port of host lab2: 'one' is not allowed"),
+    # a line break after an IPv6 scope id passes Python's ipaddress; not here
+    ({}, {"lab1": {"data_ip": "fe80::1%eth1\n"}}, "rdma_validate_data_ip of host lab1"),
+])
+def test_errors_name_the_variable(kw, per_host, message):
+    with pytest.raises(fv.ValidateError, match=message.replace("(", "\\(").replace(")", "\\)")):
+        make_plan(args(var_prefix="rdma_validate_", check_only=True, **kw), values(**per_host))
+
+
+def test_collect_and_write(tmp_path):
+    plan = make_plan(args(tests=["ib_write_bw"]), values())["plan"]
+    run_id = plan["runs"][0]["id"]
+    client = {"results": [{"test": "ib_write_bw", "passed": True, "bandwidth_gbps": 0.05, "message": "ok"}]}
+    records = {"lab1": {run_id: {"server_start": {"ansible_job_id": "1"}, "server": {"finished": 1}}},
+               "lab2": {run_id: {"client": client}}}
+    results, summary = collect(plan, records)
+    assert [r["test"] for r in results] == ["precheck", "ib_write_bw"] and summary["ok"] is True
+    checked, _ = collect(plan, {}, check_mode=True)
+    assert checked[1]["passed"] is None and checked[1]["message"] == "not run in check mode"
+    path = write_json(str(tmp_path / "reports"), summary, results)
+    data = json.loads((tmp_path / "reports" / "validation.json").read_text())
+    assert path.endswith("reports/validation.json") and data["validation"] == results and data["summary"] == summary
+    with pytest.raises(fv.ValidateError, match="plan: must be the plan returned by rdma.fabric.validation_plan"):
+        collect({"runs": None}, {})
