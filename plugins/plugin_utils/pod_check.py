@@ -30,7 +30,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import fnmatch
 import json
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
@@ -142,57 +141,54 @@ def advertised(configs):
     return out
 
 
-def _match(values, candidate, glob=False):
-    if not values:
-        return True
-    if candidate is None:
-        return False
-    if glob:
-        return any(fnmatch.fnmatchcase(candidate, v) for v in values)
-    return candidate in values
+def _pf_netdevs(facts):
+    """PCI address of a physical function -> its netdev (how a VF's ``pfNames`` selector is matched)."""
+    out = {}
+    for dev in facts.get("devices") or []:
+        for port in dev.get("ports") or [] if dev.get("pci_address") else []:
+            if port.get("netdev"):
+                out.setdefault(dev["pci_address"], port["netdev"])
+    return out
 
 
-def _shared_matches(entry, facts):
-    """Devices of one node that a shared-device-plugin entry selects, and why the others were not."""
+def _device_fields(plugin, dev, port, pf_netdevs):
+    """The values the plugin compares with its selectors, for one device (None: the plugin never sees it)."""
+    if plugin == "shared":
+        return (("vendors", pci_id(dev.get("vendor_id"))), ("deviceIDs", pci_id(dev.get("device_id"))),
+                ("drivers", dev.get("driver")), ("ifNames", port_netdev(dev, port)))
+    sriov = dev.get("sriov") or {}
+    if not sriov.get("is_vf"):
+        return None
+    return (("vendors", pci_id(dev.get("vendor_id"))), ("devices", pci_id(dev.get("device_id"))),
+            ("drivers", dev.get("driver")), ("pfNames", pf_netdevs.get(sriov.get("physfn"))))
+
+
+def matches(plugin, entry, facts):
+    """Devices (``dev:port``) of one node that a config entry selects, and why each other one is not selected.
+
+    Every selector given must match (AND), any of its values (OR). ``plugin``: ``shared`` (soft devices never
+    match: the plugin finds devices through their PCI function) or ``sriov`` (virtual functions only).
+    """
     sel = entry.get("selectors") or {}
     if isinstance(sel, list):
         sel = sel[0] if sel else {}
     hits, misses = [], []
-    for dev, port in select_ports(facts, include_soft=True):
+    pf_netdevs = _pf_netdevs(facts)
+    for dev, port in select_ports(facts, include_soft=True, include_vfs=plugin == "sriov"):
         what = "%s:%s" % (dev.get("name"), port.get("number"))
         if dev.get("soft"):
             misses.append("%s is a soft device (the plugin finds devices through their PCI function)" % what)
             continue
-        checks = (("vendors", pci_id(dev.get("vendor_id"))), ("deviceIDs", pci_id(dev.get("device_id"))),
-                  ("drivers", dev.get("driver")), ("ifNames", port_netdev(dev, port)))
-        failed = ["%s %s not in %s" % (key, value, sel[key]) for key, value in checks
-                  if sel.get(key) and not _match(sel[key], value)]
-        if failed:
-            misses.append("%s: %s" % (what, ", ".join(failed)))
-        else:
-            hits.append(what)
-    return hits, misses
-
-
-def _sriov_matches(entry, facts):
-    sel = entry.get("selectors") or {}
-    if isinstance(sel, list):
-        sel = sel[0] if sel else {}
-    hits, misses = [], []
-    for dev, port in select_ports(facts, include_vfs=True):
-        sriov = dev.get("sriov") or {}
-        what = "%s:%s" % (dev.get("name"), port.get("number"))
-        if not sriov.get("is_vf"):
+        fields = _device_fields(plugin, dev, port, pf_netdevs)
+        if fields is None:
             continue
-        checks = (("vendors", pci_id(dev.get("vendor_id"))), ("devices", pci_id(dev.get("device_id"))),
-                  ("drivers", dev.get("driver")), ("pfNames", sriov.get("physfn_netdev") or sriov.get("physfn")))
-        failed = ["%s %s not in %s" % (key, value, sel[key]) for key, value in checks
-                  if sel.get(key) and not _match(sel[key], value)]
+        failed = ["%s %s not in %s" % (key, value, sel[key]) for key, value in fields
+                  if sel.get(key) and value not in sel[key]]
         if failed:
             misses.append("%s: %s" % (what, ", ".join(failed)))
         else:
             hits.append(what)
-    if not hits and not misses:
+    if plugin == "sriov" and not hits and not misses:
         misses.append("no ACTIVE RDMA virtual function")
     return hits, misses
 
@@ -243,7 +239,7 @@ def check(workload, configs, pools):
             entry = ad["entry"]
             devices, reasons = [], []
             for i, facts in enumerate(hosts):
-                hits, misses = (_shared_matches if ad["plugin"] == "shared" else _sriov_matches)(entry, facts)
+                hits, misses = matches(ad["plugin"], entry, facts)
                 label = "host %d of the pool" % (i + 1) if len(hosts) > 1 else "the pool's nodes"
                 if not hits:
                     reasons.append("%s: no device matches the selectors of %s (%s)"

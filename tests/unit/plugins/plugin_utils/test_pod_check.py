@@ -154,3 +154,16 @@ def test_check_pod_playbook_on_a_rendered_folder(tmp_path):
         in proc.stdout, proc.stdout[-4000:]
     assert "node-b: rdma/rdma_shared_device_b" in proc.stdout
     assert "rdma/rdma_shared_device_a:" not in proc.stdout.split("Every requested resource")[-1]
+
+
+def test_sriov_resource_matches_the_virtual_functions():
+    """roce-b has an ACTIVE RDMA virtual function; the sriov config is what the role derives (sriov_vf_selectors)."""
+    from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import sriov_dp_config
+
+    doc = sriov_dp_config([], facts("roce-b"))
+    pod = {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
+        {"name": "c", "resources": {"limits": {"nvidia.com/sriov_rdma_vf": 1}}}]}}
+    result = pc.check(pod, [doc], {"roce-b": facts("roce-b"), "roce-a": facts("roce-a")})
+    assert result["pools"]["roce-b"]["resources"]["nvidia.com/sriov_rdma_vf"]["status"] == "ok"
+    assert result["pools"]["roce-a"]["resources"]["nvidia.com/sriov_rdma_vf"]["reason"].endswith(
+        "(no ACTIVE RDMA virtual function)")

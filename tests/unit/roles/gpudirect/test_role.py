@@ -22,8 +22,8 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 
+from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import assert_specs_mirror_defaults, collections_path
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
     ACS_CTRL_LINUX_DEFAULT,
     build_ready_host,
@@ -35,34 +35,14 @@ PLAYBOOK = os.path.join(HERE, "check_mode.yml")
 TYPES = {"str": str, "bool": bool, "path": str}
 
 
-def _yaml(*parts):
-    with open(os.path.join(ROLE, *parts)) as handle:
-        return yaml.safe_load(handle)
-
-
 def test_specs_mirror_defaults():
-    defaults = _yaml("defaults", "main.yml")
-    options = _yaml("meta", "argument_specs.yml")["argument_specs"]["main"]["options"]
-    assert sorted(options) == sorted(defaults)
-    for name, spec in options.items():
-        assert name.startswith("gpudirect_")
-        assert spec.get("description"), name
-        assert spec["default"] == defaults[name], name
-        assert isinstance(defaults[name], TYPES[spec["type"]]), name
-        if "choices" in spec:
-            assert defaults[name] in spec["choices"], name
-
-
-def _collections_path():
-    """The folder that holds ansible_collections/ (the tests import the collection from there)."""
-    import ansible_collections.rdma.fabric as pkg
-    return os.path.abspath(os.path.join(list(pkg.__path__)[0], "..", "..", ".."))
+    assert_specs_mirror_defaults(ROLE, "gpudirect_", TYPES)
 
 
 def run_role(tmp_path, builder, extra_vars):
     env = dict(os.environ)
     env.update({
-        "ANSIBLE_COLLECTIONS_PATH": _collections_path(),
+        "ANSIBLE_COLLECTIONS_PATH": collections_path(),
         "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
         "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
         "ANSIBLE_CACHE_PLUGIN": "memory",
