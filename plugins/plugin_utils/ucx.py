@@ -130,8 +130,7 @@ def ucx_env(data, tc=None, gid_index="auto", transports="auto", devices=None, in
     if not isinstance(cuda, bool):
         raise RdmaFactsError("cuda must be true or false, got %r" % (cuda,))
 
-    selected = [(dev, port) for dev, port in select_ports(facts, devices=devices, include_soft=include_soft,
-                                                           include_vfs=include_vfs)]
+    selected = select_ports(facts, devices=devices, include_soft=include_soft, include_vfs=include_vfs)
     rdma = [(dev, port) for dev, port in selected if port_kind(dev, port) in UCX_RDMA_KINDS]
     env = {}
     if not rdma:
@@ -157,4 +156,3 @@ def ucx_env(data, tc=None, gid_index="auto", transports="auto", devices=None, in
         if tc is not None:
             env["UCX_IB_TRAFFIC_CLASS"] = str(tc)
     return _merge_extra(env, extra)
-

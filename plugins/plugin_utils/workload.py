@@ -177,10 +177,10 @@ def plan(endpoints, hosts, envs, sizes=DEFAULT_SIZES, iterations=20, time_budget
                            "port": endpoints[server].get("port")},
                 "client": {"host": client, "ip": endpoints[client]["ip"], "device": endpoints[client]["device"],
                            "port": endpoints[client].get("port")},
-                "server_argv": ["timeout", "--kill-after=5", str(timeout)] + _env_argv(senv, "envs[%s]" % server)
-                               + ["ucx_perftest"] + common,
-                "client_argv": ["timeout", "--kill-after=5", str(timeout)] + _env_argv(cenv, "envs[%s]" % client)
-                               + ["ucx_perftest", endpoints[server]["ip"]] + common,
+                "server_argv": (["timeout", "--kill-after=5", str(timeout)] + _env_argv(senv, "envs[%s]" % server)
+                                + ["ucx_perftest"] + common),
+                "client_argv": (["timeout", "--kill-after=5", str(timeout)] + _env_argv(cenv, "envs[%s]" % client)
+                                + ["ucx_perftest", endpoints[server]["ip"]] + common),
             })
             port += 1
     nccl_hosts = [h for h in (nccl_hosts or []) if h in out["hosts"]]
@@ -189,8 +189,8 @@ def plan(endpoints, hosts, envs, sizes=DEFAULT_SIZES, iterations=20, time_budget
         for i, host in enumerate(nccl_hosts):
             if i:
                 nargv.append(":")
-            nargv += ["-np", "1", "-H", endpoints[host]["ip"]] + _env_argv(dict((nccl_envs or {}).get(host) or {}),
-                                                                            "nccl_envs[%s]" % host)
+            nenv = dict((nccl_envs or {}).get(host) or {})
+            nargv += ["-np", "1", "-H", endpoints[host]["ip"]] + _env_argv(nenv, "nccl_envs[%s]" % host)
             nargv += [nccl_binary, "-b", str(sizes[0]), "-e", str(sizes[-1]), "-f", "2", "-g", "1",
                       "-n", str(iterations)]
         out["nccl"] = nargv
@@ -412,7 +412,7 @@ def allreduce_result(plan_, run, before=None, after=None, check_mode=False):
                                  if r.split("/", 1)[0] in VERBS_TRANSPORTS))),
             ", ".join("%s %.1f us %.4f Gb/s bus" % (_human(r["bytes"]), r["time_us"], r["busbw_gbps"]) for r in rows),
             "; ".join("%s %s" % (h, ", ".join("%s +%d" % (k, v) for k, v in sorted(counters[h].items())
-                                             if k in TX_COUNTERS + RX_COUNTERS)) for h in hosts))
+                                              if k in TX_COUNTERS + RX_COUNTERS)) for h in hosts))
     return entry
 
 
@@ -435,8 +435,8 @@ def perftest_result(run, server_start=None, client=None, server=None, check_mode
         entry.update(passed=None, message="not run in check mode")
         return entry
     if not isinstance(client, dict) or client.get("skipped") or "rc" not in client:
-        entry["message"] = "%s: client %s did not run: %s" % (run["test"], run["client"]["host"],
-                                                            (client or {}).get("msg") or "skipped")
+        entry["message"] = "%s: client %s did not run: %s" % (
+            run["test"], run["client"]["host"], (client or {}).get("msg") or "skipped")
         return entry
     text = _res_text(client)
     parsed = parse_ucx_perftest(text)
@@ -475,7 +475,7 @@ def perftest_result(run, server_start=None, client=None, server=None, check_mode
 
 def nccl_result(plan_, run, check_mode=False):
     """The ``nccl_allreduce`` entry from an nccl-tests ``all_reduce_perf`` run (GPU hosts)."""
-    hosts = [h for h in plan_["hosts"]]
+    hosts = list(plan_["hosts"])
     entry = _base_entry("nccl_allreduce", hosts, [plan_["devices"][h][0] for h in hosts])
     if check_mode:
         entry.update(passed=None, message="not run in check mode")

@@ -35,8 +35,8 @@ def _hex(colour):
 def page():
     with open(GPU) as f:
         gd = json.load(f)
-    mpi = [{"bytes": b, "busbw_gbps": bw} for b, bw in ((8, 0.0001), (1024, 0.006), (65536, 0.021), (1048576, 0.029),
-                                                         (4194304, 0.031))]
+    figures = ((8, 0.0001), (1024, 0.006), (65536, 0.021), (1048576, 0.029), (4194304, 0.031))
+    mpi = [{"bytes": b, "busbw_gbps": bw} for b, bw in figures]
     other = [{"bytes": r["bytes"], "busbw_gbps": r["busbw_gbps"] * 0.6} for r in mpi]
     return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>charts</title></head>"
             "<body style=\"margin:0;background:#ffffff\"><div>%s</div><div>%s</div></body></html>" % (

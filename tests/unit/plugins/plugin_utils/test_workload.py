@@ -111,7 +111,8 @@ def test_nccl_tests_on_gpu_hosts_only():
 # ---------------------------------------------------------------- parsers
 UCX_INFO_13 = (
     "[1,0]<stdout>:[1700000000.123456] [lab1:2211 :0]     ucp_worker.c:1877 UCX  INFO  ep_cfg[0]: tag(self/memory cma/memory)\n"
-    "[1,0]<stdout>:[1700000000.223456] [lab1:2211 :0]     ucp_worker.c:1877 UCX  INFO  ep_cfg[1]: tag(rc_verbs/rxe0:1) rma(rc_verbs/rxe0:1) am(rc_verbs/rxe0:1) ka(ud_verbs/rxe0:1)\n"
+    "[1,0]<stdout>:[1700000000.223456] [lab1:2211 :0]     ucp_worker.c:1877 UCX  INFO  ep_cfg[1]: "
+    "tag(rc_verbs/rxe0:1) rma(rc_verbs/rxe0:1) am(rc_verbs/rxe0:1) ka(ud_verbs/rxe0:1)\n"
     "[1,1]<stdout>:[1700000000.223999] [lab2:1984 :0]     ucp_worker.c:1877 UCX  INFO  ep_cfg[1]: tag(rc_verbs/rxe0:1) ka(ud_verbs/rxe0:1)\n"
 )
 
@@ -156,9 +157,9 @@ REPORT = ('[1,0]<stdout>:RDMA_FABRIC_ALLREDUCE {"ranks": 2, "hosts": ["lab1", "l
 
 def test_allreduce_passes_with_verbs_transport_and_rising_counters():
     p = lab_plan()
-    entry = wl.allreduce_result(p, _run(UCX_INFO_13 + REPORT), before=_reads(lab1={"sent_pkts": 1, "rcvd_pkts": 1},
-                                                                            lab2={"sent_pkts": 5, "rcvd_pkts": 5}),
-                                after=_reads(lab1={"sent_pkts": 900, "rcvd_pkts": 950}, lab2={"sent_pkts": 955, "rcvd_pkts": 905}))
+    before = _reads(lab1={"sent_pkts": 1, "rcvd_pkts": 1}, lab2={"sent_pkts": 5, "rcvd_pkts": 5})
+    after = _reads(lab1={"sent_pkts": 900, "rcvd_pkts": 950}, lab2={"sent_pkts": 955, "rcvd_pkts": 905})
+    entry = wl.allreduce_result(p, _run(UCX_INFO_13 + REPORT), before=before, after=after)
     assert entry["passed"] is True, entry["message"]
     assert entry["test"] == "mpi_allreduce" and entry["hosts"] == ["lab1", "lab2"]
     assert entry["bandwidth_gbps"] == 0.0224 and entry["latency_us"] == 900.5
