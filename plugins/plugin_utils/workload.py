@@ -167,7 +167,8 @@ def plan(endpoints, hosts, envs, sizes=DEFAULT_SIZES, iterations=20, time_budget
         for test in UCX_PERFTESTS:
             iters = perftest_iterations_soft if soft else perftest_iterations
             size = 8 if test == "tag_lat" else perftest_bw_size
-            common = ["-p", str(port), "-t", test, "-n", str(iters), "-s", str(size), "-f"]
+            # ucx_perftest warms up with 10000 iterations unless told (minutes on a slow link).
+            common = ["-p", str(port), "-t", test, "-n", str(iters), "-w", str(max(2, iters // 10)), "-s", str(size), "-f"]
             senv = dict(envs[server], UCX_LOG_LEVEL="info")
             cenv = dict(envs[client], UCX_LOG_LEVEL="info")
             out["perftests"].append({

@@ -60,9 +60,9 @@ def test_plan_one_rank_per_host_each_with_its_own_ucx_settings():
     assert p["devices"] == {"lab1": ["rxe0", 1], "lab2": ["rxe0", 1]}
     lat, bw = p["perftests"]
     assert lat["test"] == "ucx_tag_lat" and bw["test"] == "ucx_tag_bw"
-    assert lat["client_argv"][-11:] == ["ucx_perftest", "192.0.2.11", "-p", "18600", "-t", "tag_lat", "-n", "100",
-                                        "-s", "8", "-f"]
-    assert bw["server_argv"][-9:] == ["-p", "18601", "-t", "tag_bw", "-n", "100", "-s", "65536", "-f"]
+    assert lat["client_argv"][-13:] == ["ucx_perftest", "192.0.2.11", "-p", "18600", "-t", "tag_lat", "-n", "100",
+                                        "-w", "10", "-s", "8", "-f"]
+    assert bw["server_argv"][-11:] == ["-p", "18601", "-t", "tag_bw", "-n", "100", "-w", "10", "-s", "65536", "-f"]
     assert p["nccl"] is None
 
 
