@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Shared check of the roles' tests: meta/argument_specs.yml mirrors defaults/main.yml."""
+"""Shared by the role tests: meta/argument_specs.yml mirrors defaults/main.yml, and where ansible_collections is."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -31,3 +31,9 @@ def assert_specs_mirror_defaults(role):
             assert isinstance(defaults[name], TYPES[spec["type"]]), name
         if "choices" in spec and spec["type"] == "str":
             assert defaults[name] in spec["choices"], name
+
+
+def collections_path():
+    """The folder that holds ansible_collections/ (the tests import the collection from there)."""
+    import ansible_collections.rdma.fabric as pkg
+    return os.path.abspath(os.path.join(list(pkg.__path__)[0], "..", "..", ".."))

@@ -23,11 +23,11 @@ import sys
 
 import pytest
 
+from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import assert_specs_mirror_defaults, collections_path
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
     ACS_CTRL_LINUX_DEFAULT,
     build_ready_host,
 )
-from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import assert_specs_mirror_defaults
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLAYBOOK = os.path.join(HERE, "check_mode.yml")
@@ -37,16 +37,10 @@ def test_specs_mirror_defaults():
     assert_specs_mirror_defaults("gpudirect")
 
 
-def _collections_path():
-    """The folder that holds ansible_collections/ (the tests import the collection from there)."""
-    import ansible_collections.rdma.fabric as pkg
-    return os.path.abspath(os.path.join(list(pkg.__path__)[0], "..", "..", ".."))
-
-
 def run_role(tmp_path, builder, extra_vars, check=True):
     env = dict(os.environ)
     env.update({
-        "ANSIBLE_COLLECTIONS_PATH": _collections_path(),
+        "ANSIBLE_COLLECTIONS_PATH": collections_path(),
         "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
         "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
         "ANSIBLE_CACHE_PLUGIN": "memory",

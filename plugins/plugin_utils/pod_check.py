@@ -1,0 +1,261 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Does a workload's spec ask only for extended resources the rendered device plugins advertise?
+
+Input:
+
+* the workload: a Pod, a Deployment (or any object with a pod template at ``spec.template``: StatefulSet,
+  DaemonSet, ReplicaSet, Job) or a KubeRay RayCluster (``spec.headGroupSpec.template`` and each
+  ``spec.workerGroupSpecs[].template``), one object or a list (the documents of a YAML file);
+* the rendered device-plugin configurations, as the k8s_rdma_stack role writes them: the
+  k8s-rdma-shared-dev-plugin ConfigMap (``data["config.json"]``, ``{"configList": [...]}``), the
+  sriov-network-device-plugin ConfigMap (``{"resourceList": [...]}``), a NicClusterPolicy
+  (``spec.rdmaSharedDevicePlugin.config`` / ``spec.sriovDevicePlugin.config``), or those config dicts
+  themselves; objects of other kinds are ignored, so a whole output folder can be passed;
+* the node pools: ``{pool: facts}`` (one host's ``ansible_facts.rdma`` standing for the pool: hosts of a pool
+  have the same NIC layout) or ``{pool: [facts, ...]}`` (every host is checked; a resource must be advertised
+  on all of them).
+
+A resource is advertised on a node when a config entry has its name (``<resourcePrefix>/<resourceName>``,
+prefix ``rdma`` for the shared device plugin and ``intel.com`` for the SR-IOV one unless given, as the plugins
+default) and a device of that node matches the entry's selectors the way the plugin matches them: every
+given selector must match (AND), any value inside one (OR). The shared device plugin finds devices through
+their PCI network function, so soft devices (rxe, siw) never match; SR-IOV resources match virtual functions.
+ACTIVE ports only (as the role's selectors). ``nvidia.com/gpu*`` resources are advertised by the NVIDIA GPU
+Operator's device plugin, which this stack does not render: they are reported as not checked, not as missing.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
+    RdmaFactsError,
+    host_facts_list,
+    pci_id,
+    port_netdev,
+    select_ports,
+)
+
+BUILTIN_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
+SHARED_PREFIX = "rdma"
+SRIOV_PREFIX = "intel.com"
+
+
+def _templates(obj, where):
+    """(label, pod spec) of every pod template of a workload object."""
+    if not isinstance(obj, dict):
+        raise RdmaFactsError("%s: a workload must be a Kubernetes object (a dict), got %s" % (where, type(obj).__name__))
+    kind = obj.get("kind")
+    name = (obj.get("metadata") or {}).get("name") or "?"
+    spec = obj.get("spec") or {}
+    label = "%s/%s" % (kind, name)
+    if kind == "Pod":
+        return [(label, spec)]
+    if kind == "RayCluster":
+        out = []
+        head = (spec.get("headGroupSpec") or {}).get("template")
+        if head:
+            out.append((label + " head", head.get("spec") or {}))
+        for group in spec.get("workerGroupSpecs") or []:
+            tpl = (group or {}).get("template")
+            if tpl:
+                out.append(("%s worker group %s" % (label, group.get("groupName") or "?"), tpl.get("spec") or {}))
+        return out
+    if isinstance(spec.get("template"), dict):
+        return [(label, spec["template"].get("spec") or {})]
+    if isinstance((spec.get("jobTemplate") or {}).get("spec", {}).get("template"), dict):
+        return [(label, spec["jobTemplate"]["spec"]["template"].get("spec") or {})]
+    raise RdmaFactsError("%s: %s has no pod template (accepted: Pod, RayCluster, and objects with spec.template such "
+                         "as Deployment, StatefulSet, DaemonSet, Job)" % (where, label))
+
+
+def _extended(resources):
+    out = {}
+    for section in ("limits", "requests"):
+        for key, value in ((resources or {}).get(section) or {}).items():
+            if key in BUILTIN_RESOURCES or key.startswith("hugepages-") or "/" not in key:
+                continue
+            try:
+                count = int(value)
+            except (TypeError, ValueError):
+                count = value
+            out[key] = max(out.get(key, 0), count) if isinstance(count, int) else count
+    return out
+
+
+def requests(workload):
+    """``[{template, container, resource, count}]`` of every extended resource the pod templates ask for."""
+    objs = workload if isinstance(workload, list) else [workload]
+    out = []
+    for i, obj in enumerate(o for o in objs if o):
+        for label, pod in _templates(obj, "workload %d" % i):
+            for ctype in ("initContainers", "containers"):
+                for ctr in pod.get(ctype) or []:
+                    for res, count in sorted(_extended(ctr.get("resources")).items()):
+                        out.append({"template": label, "container": ctr.get("name"), "resource": res, "count": count})
+    return out
+
+
+def _config_of(obj):
+    """The config dicts inside one rendered object (ConfigMap, NicClusterPolicy, or a config dict)."""
+    if not isinstance(obj, dict):
+        return []
+    if "configList" in obj or "resourceList" in obj:
+        return [obj]
+    kind = obj.get("kind")
+    texts = []
+    if kind == "ConfigMap":
+        texts = [v for v in (obj.get("data") or {}).values() if isinstance(v, str)]
+    elif kind == "NicClusterPolicy":
+        spec = obj.get("spec") or {}
+        texts = [(spec.get(k) or {}).get("config") for k in ("rdmaSharedDevicePlugin", "sriovDevicePlugin")]
+    out = []
+    for text in texts:
+        if not isinstance(text, str):
+            continue
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(doc, dict) and ("configList" in doc or "resourceList" in doc):
+            out.append(doc)
+    return out
+
+
+def advertised(configs):
+    """``{resource: {"plugin": shared|sriov, "entry": config entry}}`` of every rendered resource."""
+    out = {}
+    objs = configs if isinstance(configs, list) else [configs]
+    for obj in objs:
+        for doc in _config_of(obj):
+            for entry in doc.get("configList") or []:
+                name = "%s/%s" % (entry.get("resourcePrefix") or SHARED_PREFIX, entry.get("resourceName"))
+                out[name] = {"plugin": "shared", "entry": entry}
+            for entry in doc.get("resourceList") or []:
+                name = "%s/%s" % (entry.get("resourcePrefix") or SRIOV_PREFIX, entry.get("resourceName"))
+                out[name] = {"plugin": "sriov", "entry": entry}
+    return out
+
+
+def _pf_netdevs(facts):
+    """PCI address of a physical function -> its netdev (how a VF's ``pfNames`` selector is matched)."""
+    out = {}
+    for dev in facts.get("devices") or []:
+        for port in dev.get("ports") or [] if dev.get("pci_address") else []:
+            if port.get("netdev"):
+                out.setdefault(dev["pci_address"], port["netdev"])
+    return out
+
+
+def _device_fields(plugin, dev, port, pf_netdevs):
+    """The values the plugin compares with its selectors, for one device (None: the plugin never sees it)."""
+    if plugin == "shared":
+        return (("vendors", pci_id(dev.get("vendor_id"))), ("deviceIDs", pci_id(dev.get("device_id"))),
+                ("drivers", dev.get("driver")), ("ifNames", port_netdev(dev, port)))
+    sriov = dev.get("sriov") or {}
+    if not sriov.get("is_vf"):
+        return None
+    return (("vendors", pci_id(dev.get("vendor_id"))), ("devices", pci_id(dev.get("device_id"))),
+            ("drivers", dev.get("driver")), ("pfNames", pf_netdevs.get(sriov.get("physfn"))))
+
+
+def matches(plugin, entry, facts):
+    """Devices (``dev:port``) of one node that a config entry selects, and why each other one is not selected.
+
+    Every selector given must match (AND), any of its values (OR). ``plugin``: ``shared`` (soft devices never
+    match: the plugin finds devices through their PCI function) or ``sriov`` (virtual functions only).
+    """
+    sel = entry.get("selectors") or {}
+    if isinstance(sel, list):
+        sel = sel[0] if sel else {}
+    hits, misses = [], []
+    pf_netdevs = _pf_netdevs(facts)
+    for dev, port in select_ports(facts, include_soft=True, include_vfs=plugin == "sriov"):
+        what = "%s:%s" % (dev.get("name"), port.get("number"))
+        if dev.get("soft"):
+            misses.append("%s is a soft device (the plugin finds devices through their PCI function)" % what)
+            continue
+        fields = _device_fields(plugin, dev, port, pf_netdevs)
+        if fields is None:
+            continue
+        failed = ["%s %s not in %s" % (key, value, sel[key]) for key, value in fields
+                  if sel.get(key) and value not in sel[key]]
+        if failed:
+            misses.append("%s: %s" % (what, ", ".join(failed)))
+        else:
+            hits.append(what)
+    if plugin == "sriov" and not hits and not misses:
+        misses.append("no ACTIVE RDMA virtual function")
+    return hits, misses
+
+
+def _pools(pools):
+    if not isinstance(pools, dict) or not pools:
+        raise RdmaFactsError("pools must be a mapping pool name -> RDMA facts (or a list of them), got %r"
+                             % (type(pools).__name__,))
+    out = {}
+    for name in sorted(pools):
+        value = pools[name]
+        hosts = host_facts_list(value if isinstance(value, list) else [value])
+        out[str(name)] = [facts for dummy, facts in hosts]
+    return out
+
+
+def check(workload, configs, pools):
+    """Per node pool, whether every extended resource the workload asks for is advertised, and why not.
+
+    Returns ``{ok, requests, advertised: [names], pools: {pool: {ok, resources: {resource: {status, reason,
+    devices}}}}}``; ``status`` is ``ok``, ``missing`` or ``not_checked`` (GPU resources).
+    """
+    asked = requests(workload)
+    if not asked:
+        raise RdmaFactsError("the workload asks for no extended resource (nothing under resources.requests/limits "
+                             "with a '/' in its name)")
+    ads = advertised(configs)
+    result = {"ok": True, "requests": asked, "advertised": sorted(ads), "pools": {}}
+    names = sorted(set(r["resource"] for r in asked))
+    for pool, hosts in _pools(pools).items():
+        view = {"ok": True, "resources": {}}
+        for name in names:
+            count = max((r["count"] for r in asked if r["resource"] == name and isinstance(r["count"], int)), default=1)
+            if name not in ads:
+                if name.startswith("nvidia.com/gpu"):
+                    view["resources"][name] = {
+                        "status": "not_checked", "devices": [],
+                        "reason": "advertised by the NVIDIA GPU Operator's device plugin, which k8s_rdma_stack does "
+                                  "not render: not checked here"}
+                    continue
+                view["resources"][name] = {
+                    "status": "missing", "devices": [],
+                    "reason": "no rendered device-plugin config advertises %s (advertised: %s)"
+                              % (name, ", ".join(sorted(ads)) or "none")}
+                view["ok"] = False
+                continue
+            ad = ads[name]
+            entry = ad["entry"]
+            devices, reasons = [], []
+            for i, facts in enumerate(hosts):
+                hits, misses = matches(ad["plugin"], entry, facts)
+                label = "host %d of the pool" % (i + 1) if len(hosts) > 1 else "the pool's nodes"
+                if not hits:
+                    reasons.append("%s: no device matches the selectors of %s (%s)"
+                                   % (label, name, "; ".join(misses) or "no ACTIVE RDMA port"))
+                devices.append(hits)
+            hca_max = entry.get("rdmaHcaMax")
+            if ad["plugin"] == "shared" and isinstance(hca_max, int) and count > hca_max:
+                reasons.append("the pod asks for %d but rdmaHcaMax of %s is %d" % (count, name, hca_max))
+            if reasons:
+                view["resources"][name] = {"status": "missing", "devices": devices, "reason": "; ".join(reasons)}
+                view["ok"] = False
+            else:
+                view["resources"][name] = {"status": "ok", "devices": devices,
+                                           "reason": "advertised by the %s device plugin (%s)"
+                                                     % ("RDMA shared" if ad["plugin"] == "shared" else "SR-IOV",
+                                                        ", ".join(sorted(set(d for hs in devices for d in hs))))}
+        result["pools"][pool] = view
+        result["ok"] = result["ok"] and view["ok"]
+    return result

@@ -1,0 +1,223 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Charts for the fabric report as self-contained inline SVG (no scripts, no external resources, no fonts to load).
+
+Generic building blocks, so that other report charts reuse them:
+
+* :func:`line_chart`: series of (x, y) points on a log2 x axis (message sizes) and a linear y axis;
+* :func:`category_matrix`: a labelled grid whose cells hold a category label, each category with its own
+  colour (a numeric gradient heatmap, e.g. the host-pair matrix, is a different chart and not here).
+
+Report charts built on them:
+
+* :func:`allreduce_chart`: allreduce bus bandwidth against message size, one line per run (the ``sizes`` rows
+  of the rdma_validate workload results: ``bytes``, ``busbw_gbps``);
+* :func:`gpu_topology_chart`: one GPU host's GPU-to-NIC relation matrix (``ansible_facts.gpudirect.topology.matrix``)
+  with ``nvidia-smi topo -m``'s labels (X, PIX, PXB, PHB, NODE, SYS), coloured from near (green) to far (red).
+
+Every function returns one ``<svg>`` element as text; every label is escaped.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import math
+
+try:
+    from html import escape as _escape
+except ImportError:  # pragma: no cover
+    from cgi import escape as _escape
+
+# nvidia-smi topo -m's relations, nearest first, and their colours (green: same PCIe switch ... red: across
+# NUMA nodes); the legend text is nvidia-smi's own wording, shortened.
+TOPO_RELATIONS = (
+    ("X", "#dee2e6", "self"),
+    ("NV#", "#74c69d", "NVLink"),
+    ("PIX", "#95d5b2", "one PCIe switch"),
+    ("PXB", "#d8f3dc", "several PCIe switches"),
+    ("PHB", "#fff3bf", "PCIe host bridge"),
+    ("NODE", "#ffd8a8", "same NUMA node"),
+    ("SYS", "#ffa8a8", "across NUMA nodes"),
+)
+SERIES_COLOURS = ("#1d3557", "#e63946", "#2a9d8f", "#f4a261", "#6a4c93", "#457b9d", "#8d99ae")
+FONT = 'font-family="DejaVu Sans, Arial, sans-serif"'
+
+
+def _e(text):
+    return _escape("" if text is None else str(text), quote=True)
+
+
+def _num(value):
+    return "%.3g" % value
+
+
+def human_bytes(size):
+    """``4194304`` -> ``4M``, ``1024`` -> ``1K``, ``8`` -> ``8`` (axis labels)."""
+    for unit, div in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if size >= div and size % div == 0:
+            return "%d%s" % (size // div, unit)
+    return str(int(size))
+
+
+def nice_ceiling(value):
+    """The axis top: 1, 2, 2.5 or 5 times a power of ten, at least ``value``."""
+    if value <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(value))
+    for step in (1, 2, 2.5, 5, 10):
+        if value <= step * power + 1e-12:
+            return step * power
+    return 10 * power
+
+
+def line_chart(series, title, x_label, y_label, width=640, height=320, x_format=human_bytes):
+    """``series``: ``[(label, [(x, y), ...]), ...]`` with x > 0 (log2 axis) and y >= 0 (linear axis)."""
+    left, right, top, bottom = 78, 150, 34, 46
+    plot_w, plot_h = width - left - right, height - top - bottom
+    points = [(x, y) for dummy, pts in series for x, y in pts if x and x > 0 and y is not None]
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" role="img" width="%d" height="%d" viewBox="0 0 %d %d" %s '
+           'font-size="12">' % (width, height, width, height, FONT),
+           "<title>%s</title>" % _e(title),
+           '<rect width="%d" height="%d" fill="#ffffff"/>' % (width, height),
+           '<text x="%d" y="20" font-size="14" font-weight="bold" fill="#1d2433">%s</text>' % (left, _e(title))]
+    if not points:
+        out.append('<text x="%d" y="%d" fill="#6c757d">no data</text></svg>' % (left, top + plot_h // 2))
+        return "".join(out)
+    lo, hi = math.log2(min(x for x, y in points)), math.log2(max(x for x, y in points))
+    if hi == lo:
+        lo, hi = lo - 1, hi + 1
+    y_top = nice_ceiling(max(y for x, y in points))
+
+    def px(x):
+        return left + (math.log2(x) - lo) / (hi - lo) * plot_w
+
+    def py(y):
+        return top + plot_h - y / y_top * plot_h
+
+    for i in range(5):
+        value = y_top * i / 4
+        y = py(value)
+        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e9ecef"/>' % (left, y, left + plot_w, y))
+        out.append('<text x="%d" y="%.1f" text-anchor="end" fill="#5c677d">%s</text>' % (left - 6, y + 4, _num(value)))
+    xs = sorted(set(x for x, y in points))
+    step = max(1, int(math.ceil(len(xs) / 8.0)))
+    for x in xs[::step]:
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e9ecef"/>' % (px(x), top, px(x), top + plot_h))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#5c677d">%s</text>'
+                   % (px(x), top + plot_h + 16, _e(x_format(x))))
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#adb5bd"/>' % (left, top, plot_w, plot_h))
+    out.append('<text x="%d" y="%d" text-anchor="middle" fill="#1d2433">%s</text>'
+               % (left + plot_w // 2, height - 8, _e(x_label)))
+    out.append('<text transform="translate(14 %d) rotate(-90)" text-anchor="middle" fill="#1d2433">%s</text>'
+               % (top + plot_h // 2, _e(y_label)))
+    for i, (label, pts) in enumerate(series):
+        colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
+        pts = sorted((x, y) for x, y in pts if x and x > 0 and y is not None)
+        if not pts:
+            continue
+        out.append('<polyline fill="none" stroke="%s" stroke-width="2.5" points="%s"/>'
+                   % (colour, " ".join("%.1f,%.1f" % (px(x), py(y)) for x, y in pts)))
+        for x, y in pts:
+            out.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s: %s %s</title></circle>'
+                       % (px(x), py(y), colour, _e(label), _e(x_format(x)), _num(y)))
+        ly = top + 8 + i * 18
+        out.append('<rect x="%d" y="%d" width="14" height="4" fill="%s"/>' % (left + plot_w + 12, ly, colour))
+        out.append('<text x="%d" y="%d" fill="#1d2433">%s</text>' % (left + plot_w + 32, ly + 6, _e(label)))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def category_matrix(title, rows, cols, cell, colours, legend=(), cell_w=64, cell_h=26, label_w=150):
+    """A grid: ``cell(row, col)`` gives each cell's category (text), ``colours`` maps a category to its fill.
+
+    ``legend``: ``[(category, text), ...]`` drawn below. Unknown categories are grey; empty cells blank.
+    """
+    width = max(label_w + cell_w * max(1, len(cols)) + 20, 360)
+    # The legend wraps onto as many lines as the width needs.
+    places, x, line = [], 8, 0
+    for category, text in legend:
+        label = "%s %s" % (category, text)
+        item = 30 + int(7.6 * len(label))
+        if x > 8 and x + item > width - 8:
+            x, line = 8, line + 1
+        places.append((x, line, category, label))
+        x += item
+    legend_h = 20 * (line + 1) if legend else 0
+    height = 40 + cell_h * (len(rows) + 1) + legend_h + 10
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" role="img" width="%d" height="%d" viewBox="0 0 %d %d" %s '
+           'font-size="12">' % (width, height, width, height, FONT),
+           "<title>%s</title>" % _e(title),
+           '<rect width="%d" height="%d" fill="#ffffff"/>' % (width, height),
+           '<text x="8" y="20" font-size="14" font-weight="bold" fill="#1d2433">%s</text>' % _e(title)]
+    top = 34
+    for j, col in enumerate(cols):
+        out.append('<text x="%d" y="%d" text-anchor="middle" fill="#1d2433" font-weight="bold">%s</text>'
+                   % (label_w + j * cell_w + cell_w // 2, top + cell_h - 8, _e(col)))
+    for i, row in enumerate(rows):
+        y = top + cell_h * (i + 1)
+        out.append('<text x="%d" y="%d" text-anchor="end" fill="#1d2433" font-weight="bold">%s</text>'
+                   % (label_w - 8, y + cell_h - 8, _e(row)))
+        for j, col in enumerate(cols):
+            value = cell(row, col)
+            x = label_w + j * cell_w
+            fill = colours.get(value, "#f8f9fa") if value not in (None, "") else "#ffffff"
+            out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#ffffff" stroke-width="2">'
+                       '<title>%s / %s: %s</title></rect>' % (x, y, cell_w, cell_h, fill, _e(row), _e(col), _e(value)))
+            if value not in (None, ""):
+                out.append('<text x="%d" y="%d" text-anchor="middle" fill="#1d2433">%s</text>'
+                           % (x + cell_w // 2, y + cell_h - 8, _e(value)))
+    base = top + cell_h * (len(rows) + 1) + 10
+    for x, line, category, label in places:
+        y = base + 20 * line
+        out.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (x, y, colours.get(category, "#ced4da")))
+        out.append('<text x="%d" y="%d" fill="#5c677d">%s</text>' % (x + 16, y + 10, _e(label)))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def allreduce_chart(runs, title="Allreduce bus bandwidth", width=640, height=320):
+    """``runs``: ``[(label, rows)]`` with rows of ``bytes`` and ``busbw_gbps`` (the workload's ``sizes``)."""
+    series = [(label, [(r.get("bytes"), r.get("busbw_gbps")) for r in rows or [] if isinstance(r, dict)])
+              for label, rows in runs]
+    return line_chart(series, title, "message size (bytes)", "bus bandwidth (Gb/s)", width=width, height=height)
+
+
+def _relation_key(value):
+    text = str(value or "")
+    return "NV#" if text.startswith("NV") and text[2:].isdigit() else text
+
+
+def gpu_topology_chart(host, matrix, nearest=None):
+    """One host's GPU (rows) x NIC (columns) relations, as ``nvidia-smi topo -m`` labels them.
+
+    ``matrix``: ``{gpu: {nic: relation}}`` (``ansible_facts.gpudirect.topology.matrix``); ``nearest``
+    (``topology.nearest_nic``: ``{gpu: {name, relation}}`` or ``{gpu: text}``) is added as a last column when given.
+    """
+    rows = sorted(matrix or {})
+    cols = sorted(set(c for r in rows if isinstance(matrix[r], dict) for c in matrix[r]))
+    colours = dict((rel, colour) for rel, colour, dummy in TOPO_RELATIONS)
+    extra = "nearest NIC" if nearest else None
+
+    def cell(row, col):
+        if col == extra:
+            near = (nearest or {}).get(row)
+            if isinstance(near, dict):
+                return "%s (%s)" % (near.get("name"), near.get("relation")) if near.get("relation") else near.get("name")
+            return near
+        value = (matrix.get(row) or {}).get(col) if isinstance(matrix.get(row), dict) else None
+        return value
+
+    def colour_map():
+        out = dict(colours)
+        for row in rows:
+            for col in cols:
+                value = cell(row, col)
+                if value is not None and _relation_key(value) in colours:
+                    out[value] = colours[_relation_key(value)]
+        return out
+
+    return category_matrix("%s: GPU to NIC (nvidia-smi topo -m)" % host, rows, cols + ([extra] if extra else []),
+                           cell, colour_map(), legend=[(rel, text) for rel, dummy, text in TOPO_RELATIONS[2:]],
+                           cell_w=92, label_w=130)
