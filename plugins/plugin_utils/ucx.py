@@ -56,7 +56,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     port_netdev,
     select_ports,
 )
-from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import _check_gid_index, _check_tc, _merge_extra
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import _merge_extra, check_gid_index, check_tc
 
 # Port kinds UCX can drive as dev:port (its verbs/mlx5 transports).
 UCX_RDMA_KINDS = ("roce", "infiniband")
@@ -121,8 +121,8 @@ def ucx_env(data, tc=None, gid_index="auto", transports="auto", devices=None, in
     if len(hosts) != 1:
         raise RdmaFactsError("ucx_env takes one host's facts (ansible_facts.rdma), got %d hosts" % len(hosts))
     facts = hosts[0][1]
-    tc = _check_tc(tc)
-    gid_index = _check_gid_index(gid_index)
+    tc = check_tc(tc)
+    gid_index = check_gid_index(gid_index)
     tls = _check_tls(transports)
     tcp = _check_netdevs(tcp_netdevs)
     if extra is not None and not isinstance(extra, dict):
