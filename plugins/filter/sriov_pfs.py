@@ -47,7 +47,7 @@ _value:
   contains:
     netdev: {description: The PF's netdev., type: str}
     numvfs: {description: Number of VFs (0 when absent)., type: int}
-    vfs: {description: Per-VF settings (index, mac, trust, spoofchk, link_state; null = leave)., type: list}
+    vfs: {description: "Per-VF settings (index, mac, trust, spoofchk, link_state; null = leave).", type: list}
     state: {description: V(present) or V(absent)., type: str}
     boot_commands: {description: The C(ip link set) argument lists for the VF settings., type: list}
 """
