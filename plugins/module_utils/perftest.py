@@ -273,7 +273,8 @@ def parse_perftest(text):
     ``bandwidth_gbps`` (BW average of the last row, in Gbit/s),
     ``bandwidth_peak_gbps``, ``msg_rate_mpps``, ``latency_us`` (t_typical,
     i.e. the median, else t_avg), ``latency`` (the last row's statistics),
-    ``warnings`` and ``errors`` (lines).
+    ``warnings`` and ``errors`` (lines), ``tail`` (the last two lines printed,
+    rules left out: what a failure without a result shows).
     """
     text = text or ""
     lines = text.splitlines()
@@ -320,6 +321,8 @@ def parse_perftest(text):
             other.append(line)
     warnings, errors = _collect_messages(info_lines + other)
     result["warnings"], result["errors"] = warnings, errors
+    # What the tool printed last: a failure without a result or an error line names it.
+    result["tail"] = [line.strip() for line in lines if line.strip() and not set(line.strip()) <= set("-*")][-2:]
     if result["rows"]:
         last = result["rows"][-1]
         if result["kind"] == "bw":
@@ -397,6 +400,9 @@ def evaluate(test, mode, parsed, rc, min_bandwidth_gbps=None, max_latency_us=Non
                 problems.append("latency %.2f us above the threshold %.2f us" % (lat, max_latency_us))
     if problems and errors:
         problems.append("output: " + " | ".join(errors[-3:]))
+    elif kind != "ping" and any(p.startswith("no ") and p.endswith(" result in the output") for p in problems):
+        tail = parsed.get("tail") or []
+        problems.append(("output ends: " + " | ".join(tail))[:300] if tail else "no output")
     passed = not problems
     if passed:
         message = "%s %s ok: %s" % (test, mode, detail)

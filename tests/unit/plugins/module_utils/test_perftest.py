@@ -298,3 +298,21 @@ def test_build_argv_rdma_cm_for_iwarp():
     assert pt.build_argv("ib_send_lat", "server", device="siw0", rdma_cm=True)[:5] == ["ib_send_lat", "-d", "siw0", "-i", "1"]
     assert "-R" in pt.build_argv("ib_send_lat", "server", device="siw0", rdma_cm=True)
     assert "-R" not in pt.build_argv("rping", "client", server_ip="192.0.2.12", rdma_cm=True)
+
+
+def test_a_result_row_with_nan_latency_names_what_the_tool_printed():
+    """perftest prints -nan/inf when its clock conversion fails: no latency, and the message shows the row."""
+    text = capture("ib_send_lat_client.txt")
+    header = [line for line in text.splitlines() if "#bytes" in line][0]
+    bad = header + "\n 2       100          -nan        -nan        -nan  \t       -nan     \t-nan\t\t-nan \t\t-nan\n"
+    parsed = pt.parse_perftest(bad)
+    assert parsed["latency_us"] is None
+    passed, message = pt.evaluate("ib_send_lat", "client", parsed, 0)
+    assert not passed
+    assert message.startswith("ib_send_lat client failed: no latency result in the output; output ends: ")
+    assert "2       100          -nan" in message
+
+
+def test_no_output_at_all_says_so():
+    passed, message = pt.evaluate("ib_send_lat", "client", pt.parse_perftest(""), 0)
+    assert not passed and message == "ib_send_lat client failed: no latency result in the output; no output"
