@@ -222,4 +222,3 @@ def test_parse_mlxconfig_query_takes_the_next_boot_column():
     assert sr.parse_mlxconfig_query("Configurations:   Next Boot\n   SRIOV_EN   True(1)\n   NUM_OF_VFS   16\n") == {
         "SRIOV_EN": 1, "NUM_OF_VFS": 16}
     assert sr.firmware_plan({"SRIOV_EN": 1, "NUM_OF_VFS": 8}, 0) == {"SRIOV_EN": 0}
-
