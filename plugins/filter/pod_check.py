@@ -13,7 +13,7 @@ version_added: 0.2.0
 author: rdma.fabric developers
 description:
   - Takes a Pod, a Deployment (or any object with C(spec.template)) or a KubeRay RayCluster (head and every worker
-    group), the device-plugin configurations the M(rdma.fabric.k8s_rdma_stack) role rendered (its ConfigMaps or
+    group), the device-plugin configurations the C(rdma.fabric.k8s_rdma_stack) role rendered (its ConfigMaps or
     NicClusterPolicy, or the config dicts), and the RDMA facts of each node pool, and says per pool whether every
     extended resource the containers request or limit is advertised there, and why not.
   - A resource is advertised on a node when a config entry has its name (C(<resourcePrefix>/<resourceName>), prefix

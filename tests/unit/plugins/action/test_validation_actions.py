@@ -84,7 +84,7 @@ def test_collect_and_write(tmp_path):
                "lab2": {run_id: {"client": client}}}
     results, summary = collect(plan, records)
     assert [r["test"] for r in results] == ["precheck", "ib_write_bw"] and summary["ok"] is True
-    checked, _ = collect(plan, {}, check_mode=True)
+    checked = collect(plan, {}, check_mode=True)[0]
     assert checked[1]["passed"] is None and checked[1]["message"] == "not run in check mode"
     path = write_json(str(tmp_path / "reports"), summary, results)
     data = json.loads((tmp_path / "reports" / "validation.json").read_text())

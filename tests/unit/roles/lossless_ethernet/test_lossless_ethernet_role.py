@@ -73,3 +73,40 @@ def test_the_boot_path_runs_the_host_runtime():
     assert host_vars["host_tools_pyz"] == "/usr/lib/rdma-fabric/rdma-fabric.pyz"
     assert host_vars["host_tools_exec"] == "{{ host_tools_python }} -E -s {{ host_tools_pyz }}"
     assert not os.path.exists(os.path.join(ROLES, "lossless_ethernet", "files"))
+
+
+def test_the_paths_the_role_reads_are_what_ansible_templates(tmp_path):
+    """The role's own path expressions run through a real ansible-playbook (vars/main.yml as the role loads it).
+
+    Ansible doubles the backslashes of a template in a YAML block scalar, so a regex written there as '\\\\Z'
+    matched a literal backslash and left every netdev unchanged: host_state then refused 'eth1' as a path
+    (seen on the lab). Here the saved-settings paths must come out absolute, and the saved files back as netdevs.
+    """
+    from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import run
+    playbook = """
+- hosts: localhost
+  gather_facts: false
+  vars_files:
+    - %s
+    - %s
+    - %s
+  tasks:
+    - name: Paths
+      ansible.builtin.debug:
+        msg:
+          persist: "{{ lossless_ethernet__persist_paths }}"
+          saved: "{{ lossless_ethernet__saved_files }}"
+""" % (os.path.join(ROLES, "lossless_ethernet", "defaults", "main.yml"),
+       os.path.join(ROLES, "lossless_ethernet", "vars", "main.yml"),
+       os.path.join(ROLES, "host_tools", "vars", "main.yml"))
+    extra = {"lossless_ethernet_resolved_ports": [{"netdev": "eth1"}, {"netdev": "dcbsim0"}],
+             "host_tools_python": "/usr/bin/python3",
+             "lossless_ethernet__state": {"paths": {"/etc/rdma-fabric/lossless": {
+                 "entries": ["eth1.json", "dcbsim0.json", "notes.txt"]}}}}
+    rc, tasks, text = run(tmp_path, playbook, extra)
+    assert rc == 0, text
+    msg = tasks["Paths"]["localhost"]["msg"]
+    assert all(p.startswith("/") for p in msg["persist"]), msg["persist"]
+    assert "/etc/rdma-fabric/lossless/eth1.json" in msg["persist"]
+    assert "/etc/rdma-fabric/lossless/dcbsim0.json" in msg["persist"]
+    assert msg["saved"] == ["eth1.json", "dcbsim0.json"]
