@@ -1175,12 +1175,8 @@ def test_a_listed_device_already_gone_is_left_out(tmp_path):
 
 def test_workers_report_vanished_devices_and_read_errors(tmp_path, monkeypatch):
     """Forked workers send their warnings back with their devices; a vanished device is left out there too."""
-    spec = importlib.util.spec_from_file_location(
-        "bench_facts", os.path.join(HERE, "..", "..", "..", "..", "benchmarks", "facts.py"))
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
     sys_root = str(tmp_path / "sys")
-    bench.build_host(sys_root)
+    build_host(sys_root)
     clean = gather_rdma_facts(sys_root, workers=1)
     names = [d["name"] for d in clean["devices"]]
     gone, flaky = names[-1], names[-2]  # both read by the last worker

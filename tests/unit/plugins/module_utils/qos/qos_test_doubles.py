@@ -19,7 +19,7 @@ exercised end to end:
   sysfs trust model) on the APP-table and ETS rules of mlx5 (default), ice or
   the kernel's generic table (:class:`MlnxPort` ``personality``, the rules of
   tests/dcbsim's personalities; the lab runs the real-netlink double
-  molecule/dcbsim_personalities/files/mlnx_qos_double.py against them).
+  tests/unit/fixtures/mlnx_qos_double.py against them).
 * :class:`FakeIpLink` - ``ip link set dev X mtu N`` writing the fixture tree's mtu file.
 * :class:`FakeEthtool` - ``ethtool -a`` / ``-A`` (ethtool 6.1 text; virtio's real refusal).
 * :class:`FakeRdmaCmConfigfs` - the rdma_cm configfs behaviour of ``mkdir``

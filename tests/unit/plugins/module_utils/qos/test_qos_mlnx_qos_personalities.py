@@ -4,7 +4,7 @@
 NVIDIA's mlnx_qos cannot run here (no registry has it) and no mlx5 or ice NIC
 exists in CI: these tests pin the double's per-driver behaviour to what the
 lab shows for real with tests/dcbsim's personalities and the netlink double
-molecule/dcbsim_personalities/files/mlnx_qos_double.py (its check_personalities.py
+tests/unit/fixtures/mlnx_qos_double.py (its check_personalities.py
 steps GQ*/MQ*/IQ*, same commands, same outcomes), so that backend tests built
 on the double plan against the drivers' real rules. The last test feeds the
 lab double's own output format to the mlnx_qos backend's parser.
@@ -27,7 +27,7 @@ from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_tes
 )
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
-LAB_DOUBLE = os.path.join(REPO, "molecule", "dcbsim_personalities", "files", "mlnx_qos_double.py")
+LAB_DOUBLE = os.path.join(REPO, "tests", "unit", "fixtures", "mlnx_qos_double.py")
 
 
 def run(port, *args):
