@@ -13,7 +13,7 @@ bindep.txt has two parts:
   a golden image build, lists what is missing; ansible-builder leaves it out).
   The roles install these themselves; their lists are owned by the roles'
   vars (``roles/*/vars/Debian.yml`` -> platform:dpkg, ``RedHat.yml`` ->
-  platform:rpm: every list variable whose name ends in ``packages`` or
+  platform:rpm: every list (or package -> file mapping) variable whose name ends in ``packages`` or
   ``packages_default``, except package queries), so this part is generated
   from them, never written by hand.
 
@@ -66,7 +66,8 @@ def host_packages(root):
         with open(path) as f:
             data = yaml.safe_load(f) or {}
         for name, value in data.items():
-            if not PACKAGE_VAR.fullmatch(name) or "_query_" in name or not isinstance(value, list):
+            # a list of packages, or a mapping package -> a file it installs (lossless_ethernet)
+            if not PACKAGE_VAR.fullmatch(name) or "_query_" in name or not isinstance(value, (list, dict)):
                 continue
             for pkg in value:
                 found.setdefault((pkg, PLATFORMS[os_family]), set()).add(role)
