@@ -2,7 +2,8 @@
 # Copyright: (c) 2026, rdma.fabric developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters for fabric validation: perftest_parse, validate_endpoint, validate_plan,
-validate_result, validate_summary.
+validate_result, validate_summary,
+validate_wave_sides.
 
 Thin wrappers over plugins/module_utils/perftest.py and plugins/plugin_utils/fabric_validate.py;
 documentation lives beside this file in <filter name>.yml.
@@ -69,6 +70,14 @@ def validate_summary(results):
     return fv.summarize(results)
 
 
+def validate_wave_sides(plan, wave, host, reference_hosts=None):
+    """The sides of a wave a host runs (its own, or a reference partner's by delegation)."""
+    try:
+        return fv.wave_sides(plan, wave, host, reference_hosts or [])
+    except (KeyError, IndexError, TypeError, ValueError) as e:
+        raise AnsibleFilterError("validate_wave_sides: not a wave of this plan: %s" % e)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -77,4 +86,5 @@ class FilterModule(object):
             "validate_plan": validate_plan,
             "validate_result": validate_result,
             "validate_summary": validate_summary,
+            "validate_wave_sides": validate_wave_sides,
         }

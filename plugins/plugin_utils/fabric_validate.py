@@ -525,15 +525,48 @@ def collect_results(plan, done_by_host):
 
     ``done_by_host``: ``{host: {run id: {"client": result}}}`` for a run's client and
     ``{"server_start": result, "server": async result}`` for its server (the role's per-host record
-    of the waves it took part in). A run nobody recorded (its wave never ran) reads "did not run".
+    of the waves it took part in; a reference host's side is in its partner's record, see
+    ``wave_sides``). A run nobody recorded (its wave never ran) reads "did not run".
     """
     entries = []
     for run in plan.get("runs") or []:
-        server = (done_by_host.get(run["server"]["host"]) or {}).get(run["id"]) or {}
-        client = (done_by_host.get(run["client"]["host"]) or {}).get(run["id"]) or {}
+        # A side run for a reference host (wave_sides) is kept by the pair's other host.
+        kept = {}
+        for host in (run["server"]["host"], run["client"]["host"]):
+            kept.update((done_by_host.get(host) or {}).get(run["id"]) or {})
+        server = client = kept
         entries.extend(run_result(run, client=client.get("client"), server_start=server.get("server_start"),
                                   server=server.get("server")))
     return entries
+
+
+def wave_sides(plan, wave, host, reference_hosts=()):
+    """The sides of wave ``wave`` that ``host`` runs: its own, and its partner's when that is a reference host.
+
+    Reference hosts are outside the play (a staged rollout tests a batch against a host of an
+    earlier batch): their side of a pair runs by delegation from the pair's other host, which is in
+    the play and, a host being in at most one pair per wave, has no side of its own to run then.
+    Returns ``server``/``client``: ``{"run": index, "host": the host the side runs on}`` or None,
+    and ``peer_start``: the host whose record holds the server start of ``host``'s client run.
+    """
+    refs = set(reference_hosts or ())
+    w = plan["waves"][int(wave)]
+    runs = plan["runs"]
+    out = {"server": None, "client": None, "peer_start": None}
+    for side, other in (("server", "client"), ("client", "server")):
+        slots = w["%ss" % side]
+        if host in slots:
+            out[side] = {"run": slots[host], "host": host}
+            continue
+        for ref in sorted(refs & set(slots)):
+            if runs[slots[ref]][other]["host"] == host:
+                out[side] = {"run": slots[ref], "host": ref}
+    if out["client"] is not None:
+        srv = runs[out["client"]["run"]]["server"]["host"]
+        out["peer_start"] = runs[out["client"]["run"]]["client"]["host"] if srv in refs else srv
+        if out["client"]["host"] != host:
+            out["peer_start"] = host
+    return out
 
 
 def summarize(results):

@@ -374,3 +374,52 @@ def test_run_result_check_mode_and_summary(run):
         "ib_send_lat": {"total": 2, "passed": 1, "failed": 0, "not_run": 1}}}
     assert fv.summarize([])["ok"] is False
     assert fv.summarize([{"test": "rping", "passed": False}])["ok"] is False
+
+
+def _runs(pairs):
+    return [{"id": "%s-%s" % (s, c), "server": {"host": s}, "client": {"host": c}} for s, c in pairs]
+
+
+def test_wave_sides_run_a_reference_hosts_side_from_its_partner():
+    """A staged rollout's gate: batch b1, b2 and the reference host r (outside the play)."""
+    runs = _runs(fv.make_pairs(["b1", "b2", "r"], "ring"))
+    plan = {"runs": runs, "waves": fv.schedule_waves(runs)}
+    seen = {}
+    for w in range(len(plan["waves"])):
+        sides = dict((h, fv.wave_sides(plan, w, h, ["r"])) for h in ("b1", "b2"))
+        for host, side in sides.items():
+            for kind in ("server", "client"):
+                if side[kind] is not None:
+                    run = runs[side[kind]["run"]]
+                    assert run[kind]["host"] == side[kind]["host"]
+                    assert host in (run["server"]["host"], run["client"]["host"])
+                    seen.setdefault(run["id"], set()).add(kind)
+            if side["client"] is not None:
+                run = runs[side["client"]["run"]]
+                starter = run["client"]["host"] if run["server"]["host"] == "r" else run["server"]["host"]
+                assert side["peer_start"] == starter
+    # every side of every run, the reference host's included, is run by a host of the play
+    assert seen == dict((r["id"], {"server", "client"}) for r in runs)
+
+
+def test_wave_sides_without_reference_hosts_are_each_hosts_own():
+    runs = _runs(fv.make_pairs(["a", "b", "c", "d"], "ring"))
+    plan = {"runs": runs, "waves": fv.schedule_waves(runs)}
+    for w, wave in enumerate(plan["waves"]):
+        for h in "abcd":
+            sides = fv.wave_sides(plan, w, h)
+            assert (sides["server"] or {}).get("host") in (None, h)
+            assert (sides["client"] or {}).get("host") in (None, h)
+            assert (sides["server"] is not None) == (h in wave["servers"])
+
+
+def test_collect_results_reads_a_reference_side_from_its_partner(facts):
+    """lab2 as a reference host: lab1 ran both sides of the run and keeps both in its record."""
+    plan = fv.plan(endpoints(facts), ["lab1", "lab2"], tests=["ib_write_bw"])
+    (run,) = plan["runs"]
+    client = {"results": [{"test": "ib_write_bw", "passed": True, "bandwidth_gbps": 0.05, "message": "ok"}]}
+    done = {"lab1": {run["id"]: {"server_start": {"ansible_job_id": "j1"}, "server": {"finished": 1},
+                                 "client": client}},
+            "lab2": {"lab0-lab2": {"client": {"failed": True}}}}
+    (entry,) = fv.collect_results(plan, done)
+    assert entry["passed"] is True and entry["bandwidth_gbps"] == 0.05
