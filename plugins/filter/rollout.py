@@ -1,0 +1,43 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters for site.yml's staged rollout: rollout_settings, rollout_batch, rollout_gate.
+
+Thin wrappers over plugins/plugin_utils/rollout.py; documentation lives beside this file in
+<filter name>.yml.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.rdma.fabric.plugins.plugin_utils import rollout
+
+
+def rollout_settings(serial, max_fail_percentage=None, hosts=None):
+    """rdma_fabric_serial and rdma_fabric_max_fail_percentage checked, and the batches."""
+    try:
+        return rollout.settings(serial, max_fail_percentage, hosts or [])
+    except rollout.RolloutError as e:
+        raise AnsibleFilterError(str(e))
+
+
+def rollout_batch(settings, batch_hosts, done_hosts=None):
+    """Which batch the hosts are and the already-done host it is tested against."""
+    return rollout.batch(settings, batch_hosts, done_hosts or [])
+
+
+def rollout_gate(batch, results, live_hosts=None):
+    """A batch's health-gate verdict per host from its validation results."""
+    return rollout.gate(batch, results, live_hosts)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "rollout_settings": rollout_settings,
+            "rollout_batch": rollout_batch,
+            "rollout_gate": rollout_gate,
+        }

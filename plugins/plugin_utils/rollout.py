@@ -1,0 +1,172 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, rdma.fabric developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""site.yml's staged rollout, on the controller: its settings, its batches, each batch's health gate.
+
+``settings`` checks ``rdma_fabric_serial`` and ``rdma_fabric_max_fail_percentage`` before any host
+changes (Ansible itself takes ``serial: "abc"`` as a traceback, ``0``, ``-3`` or ``"150%"`` as "all
+hosts at once" and ``1.5`` as 1: each is rejected here, naming the variable and the accepted forms)
+and cuts the play's hosts into batches the way Ansible's ``serial`` does. ``batch`` says which batch a
+set of hosts is and which already-done host the batch is tested against; ``gate`` turns a batch's
+validation results into a verdict per host (which batch, which host, why).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+SERIAL_VAR = "rdma_fabric_serial"
+MAX_FAIL_VAR = "rdma_fabric_max_fail_percentage"
+
+SERIAL_FORMS = (
+    'a number of hosts (1 or more, e.g. 1 or "5"), a percentage of the hosts ("25%%", 1%% to 100%%), '
+    'or a list of these ([1, 5, "25%%"]: the first batch 1 host, the next 5, then 25%% per batch); '
+    'leave %s unset to change all hosts at once (the lab default). From the command line pass a list '
+    'as JSON: -e \'{"%s": [1, 5, "25%%"]}\'' % (SERIAL_VAR, SERIAL_VAR))
+MAX_FAIL_FORMS = ('a whole number from 0 to 100, or the same with "%" ("10%"): the share of a batch\'s '
+                  'hosts that may fail before the rollout stops (0: one failed host stops it)')
+
+_PCT = re.compile(r"([0-9]{1,3})%")
+_INT = re.compile(r"[0-9]{1,9}")
+
+
+class RolloutError(ValueError):
+    """A rollout setting that is not one of the accepted forms."""
+
+
+def _serial_item(value, where):
+    if isinstance(value, bool) or value is None:
+        raise RolloutError("%s: %s %r is not accepted; accepted: %s" % (SERIAL_VAR, where, value, SERIAL_FORMS))
+    if isinstance(value, int):
+        if value < 1:
+            raise RolloutError("%s: %s %r is not accepted (Ansible would take it as all hosts at once); "
+                               "accepted: %s" % (SERIAL_VAR, where, value, SERIAL_FORMS))
+        return value
+    if isinstance(value, str):
+        text = value
+        m = _PCT.fullmatch(text)
+        if m:
+            pct = int(m.group(1))
+            if not 1 <= pct <= 100:
+                raise RolloutError("%s: %s %r is not accepted (a percentage from 1%% to 100%%); accepted: %s"
+                                   % (SERIAL_VAR, where, value, SERIAL_FORMS))
+            return "%d%%" % pct
+        if _INT.fullmatch(text):
+            return _serial_item(int(text), where)
+    raise RolloutError("%s: %s %r is not accepted; accepted: %s" % (SERIAL_VAR, where, value, SERIAL_FORMS))
+
+
+def check_serial(value):
+    """``rdma_fabric_serial`` as a list of batch sizes (ints and "N%" strings); ``[]`` when unset (None)."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise RolloutError("%s: an empty list is not accepted (Ansible would take it as all hosts at once); "
+                               "accepted: %s" % (SERIAL_VAR, SERIAL_FORMS))
+        return [_serial_item(v, "entry %d" % (i + 1)) for i, v in enumerate(value)]
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        raise RolloutError("%s: got the text %r, not a list (a -e key=value is always text); accepted: %s"
+                           % (SERIAL_VAR, value, SERIAL_FORMS))
+    return [_serial_item(value, "value")]
+
+
+def check_max_fail(value):
+    """``rdma_fabric_max_fail_percentage`` as an int from 0 to 100 (None: 0)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool):
+        raise RolloutError("%s: %r is not accepted; accepted: %s" % (MAX_FAIL_VAR, value, MAX_FAIL_FORMS))
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and (_INT.fullmatch(value) or _PCT.fullmatch(value)):
+        number = int(value.rstrip("%"))
+    else:
+        raise RolloutError("%s: %r is not accepted; accepted: %s" % (MAX_FAIL_VAR, value, MAX_FAIL_FORMS))
+    if not 0 <= number <= 100:
+        raise RolloutError("%s: %r is out of range; accepted: %s" % (MAX_FAIL_VAR, value, MAX_FAIL_FORMS))
+    return number
+
+
+def batch_size(item, total):
+    """Hosts in a batch of ``total`` hosts for one serial entry, as Ansible's ``pct_to_int`` counts them."""
+    if isinstance(item, str) and item.endswith("%"):
+        return int(int(item[:-1]) / 100.0 * total) or 1
+    return int(item)
+
+
+def make_batches(hosts, serial):
+    """The play's hosts cut into batches as Ansible's ``serial`` does (the last entry repeats)."""
+    hosts = list(hosts)
+    if not serial:
+        return [hosts] if hosts else []
+    batches, i, left = [], 0, list(hosts)
+    while left:
+        size = batch_size(serial[min(i, len(serial) - 1)], len(hosts))
+        batches.append(left[:size])
+        left = left[size:]
+        i += 1
+    return batches
+
+
+def settings(serial, max_fail_percentage, hosts):
+    """The checked rollout settings: ``staged``, ``serial``, ``max_fail_percentage``, ``batches``."""
+    checked = check_serial(serial)
+    max_fail = check_max_fail(max_fail_percentage)
+    return {
+        "staged": bool(checked),
+        "serial": checked,
+        "max_fail_percentage": max_fail,
+        "batches": make_batches(hosts, checked) if checked else [],
+    }
+
+
+def batch(rollout, batch_hosts, done_hosts=()):
+    """Which batch ``batch_hosts`` are (``number``, ``of``), its ``hosts`` and its ``reference`` host.
+
+    ``reference``: the last host that passed an earlier batch's gate (``done_hosts``, in order), None
+    for the first batch; the gate tests the batch's hosts against it.
+    """
+    batch_hosts = list(batch_hosts or [])
+    batches = (rollout or {}).get("batches") or []
+    number = None
+    for i, hosts in enumerate(batches):
+        if batch_hosts and batch_hosts[0] in hosts:
+            number = i + 1
+            break
+    done = [h for h in (done_hosts or []) if h not in batch_hosts]
+    return {"number": number, "of": len(batches), "hosts": batch_hosts,
+            "reference": done[-1] if done else None}
+
+
+def gate(batch_info, results, live_hosts=None):
+    """A batch's verdict from its validation results: ``ok``, ``failed`` ({host: [reasons]}), ``message``.
+
+    A result that did not pass counts against each host of the batch it names (a pair with the
+    reference host counts against the batch's host only); a batch host that dropped out
+    (not in ``live_hosts``) fails with that reason.
+    """
+    hosts = list(batch_info.get("hosts") or [])
+    failed = {}
+    for r in results or []:
+        if not isinstance(r, dict) or r.get("passed") is True:
+            continue
+        named = [h for h in (r.get("hosts") or [r.get("host")]) if h in hosts]
+        for h in named or hosts:
+            failed.setdefault(h, []).append("%s: %s" % (r.get("test") or "check", r.get("message") or "failed"))
+    if live_hosts is not None:
+        for h in hosts:
+            if h not in live_hosts:
+                failed.setdefault(h, []).insert(0, "failed or unreachable during the batch")
+    label = "batch %s of %s" % (batch_info.get("number"), batch_info.get("of"))
+    if failed:
+        message = "Rollout stopped at %s (%s): the health gate failed for %s" % (
+            label, ", ".join(hosts), "; ".join("%s: %s" % (h, " | ".join(failed[h][:5])) for h in sorted(failed)))
+    else:
+        message = "%s (%s) passed its health gate%s" % (
+            label, ", ".join(hosts),
+            " (tested against %s)" % batch_info["reference"] if batch_info.get("reference") else "")
+    return {"ok": not failed, "failed": failed, "message": message, "batch": batch_info.get("number"),
+            "of": batch_info.get("of"), "hosts": hosts, "reference": batch_info.get("reference")}

@@ -1,0 +1,118 @@
+# -*- coding: utf-8 -*-
+"""site.yml's staged rollout settings, batches and gate verdicts (plugins/plugin_utils/rollout.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible.utils.helpers import pct_to_int
+
+from ansible_collections.rdma.fabric.plugins.plugin_utils import rollout
+
+HOSTS = ["n%02d" % i for i in range(1, 11)]
+
+
+@pytest.mark.parametrize("value,expected", [
+    (None, []),
+    (1, [1]),
+    ("5", [5]),
+    ("25%", ["25%"]),
+    ("100%", ["100%"]),
+    ([1, 5, "25%"], [1, 5, "25%"]),
+    (["2", "50%"], [2, "50%"]),
+])
+def test_serial_accepted_forms(value, expected):
+    assert rollout.check_serial(value) == expected
+
+
+@pytest.mark.parametrize("value,why", [
+    (0, "all hosts at once"),
+    (-3, "all hosts at once"),
+    ("0", "all hosts at once"),
+    ("150%", "1% to 100%"),
+    ("0%", "1% to 100%"),
+    (1.5, "accepted"),
+    (True, "accepted"),
+    ("abc", "accepted"),
+    ("5\n", "accepted"),
+    ("25%\n", "accepted"),
+    (" 25% ", "accepted"),
+    ([], "empty list"),
+    ([1, "x"], "entry 2"),
+    ([1, [2]], "entry 2"),
+    ("[1, 5]", "not a list"),
+    ({"a": 1}, "accepted"),
+])
+def test_serial_rejected_naming_the_variable_and_the_forms(value, why):
+    with pytest.raises(rollout.RolloutError) as e:
+        rollout.check_serial(value)
+    text = str(e.value)
+    assert text.startswith("rdma_fabric_serial: ")
+    assert why in text
+    assert '[1, 5, "25%"]' in text
+
+
+@pytest.mark.parametrize("value,expected", [(None, 0), (0, 0), ("10", 10), ("10%", 10), (100, 100)])
+def test_max_fail_accepted(value, expected):
+    assert rollout.check_max_fail(value) == expected
+
+
+@pytest.mark.parametrize("value", [-1, 101, "x", 1.5, True, "10 %", "5\n", [1]])
+def test_max_fail_rejected(value):
+    with pytest.raises(rollout.RolloutError, match=r"^rdma_fabric_max_fail_percentage: .*0 to 100"):
+        rollout.check_max_fail(value)
+
+
+@pytest.mark.parametrize("serial", [[1], [3], ["25%"], [1, 5, "25%"], ["10%", 2], [20], ["1%"], [1, 2, 3]])
+def test_batches_match_ansible_serial(serial):
+    """The same cut as ansible-core's PlaybookExecutor._get_serialized_batches (pct_to_int, last entry repeats)."""
+    expected, left, i = [], list(HOSTS), 0
+    while left:
+        size = pct_to_int(serial[min(i, len(serial) - 1)], len(HOSTS))
+        expected.append(left[:size])
+        left = left[size:]
+        i += 1
+    assert rollout.make_batches(HOSTS, serial) == expected
+
+
+def test_settings_unset_is_not_staged():
+    assert rollout.settings(None, None, HOSTS) == {"staged": False, "serial": [], "max_fail_percentage": 0,
+                                                   "batches": []}
+
+
+def test_settings_staged():
+    s = rollout.settings([1, "50%"], "10", HOSTS)
+    assert s["staged"] and s["max_fail_percentage"] == 10
+    assert [len(b) for b in s["batches"]] == [1, 5, 4]
+
+
+def test_batch_number_and_reference():
+    s = rollout.settings([1, 3], 0, HOSTS)
+    assert rollout.batch(s, ["n01"], []) == {"number": 1, "of": 4, "hosts": ["n01"], "reference": None}
+    b = rollout.batch(s, ["n02", "n03", "n04"], ["n01"])
+    assert (b["number"], b["reference"]) == (2, "n01")
+    assert rollout.batch(s, ["n05", "n06"], ["n01", "n02", "n03", "n04"])["reference"] == "n04"
+
+
+def test_gate_names_batch_host_and_reason():
+    b = {"number": 2, "of": 3, "hosts": ["n02", "n03"], "reference": "n01"}
+    results = [
+        {"test": "rping", "hosts": ["n02", "n03"], "passed": True, "message": "ok"},
+        {"test": "ib_write_bw", "hosts": ["n03", "n01"], "passed": False, "message": "0.1 Gb/s below 50"},
+        {"test": "precheck", "hosts": ["n01", "n02"], "passed": None, "message": "not run"},
+    ]
+    v = rollout.gate(b, results, live_hosts=["n02", "n03"])
+    assert not v["ok"]
+    assert v["failed"] == {"n03": ["ib_write_bw: 0.1 Gb/s below 50"], "n02": ["precheck: not run"]}
+    assert v["message"].startswith("Rollout stopped at batch 2 of 3 (n02, n03): the health gate failed for ")
+    assert "n03: ib_write_bw: 0.1 Gb/s below 50" in v["message"]
+
+
+def test_gate_dropped_host_and_pass():
+    b = {"number": 1, "of": 2, "hosts": ["n01", "n02"], "reference": None}
+    v = rollout.gate(b, [{"test": "rping", "hosts": ["n01", "n02"], "passed": True}], live_hosts=["n01"])
+    assert v["failed"] == {"n02": ["failed or unreachable during the batch"]}
+    ok = rollout.gate(dict(b, reference="n00"), [], live_hosts=["n01", "n02"])
+    assert ok["ok"] and ok["message"] == "batch 1 of 2 (n01, n02) passed its health gate (tested against n00)"
