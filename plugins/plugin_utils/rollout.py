@@ -146,20 +146,21 @@ def gate(batch_info, results, live_hosts=None):
 
     A result that did not pass counts against each host of the batch it names (a pair with the
     reference host counts against the batch's host only); a batch host that dropped out
-    (not in ``live_hosts``) fails with that reason.
+    (not in ``live_hosts``) fails with that reason, and a pair it is in counts against it alone
+    (its partner was not tested, not found wrong: the next batch tests it as its reference host).
+    ``passed``: the live batch hosts that did not fail.
     """
     hosts = list(batch_info.get("hosts") or [])
-    failed = {}
+    dead = [h for h in hosts if live_hosts is not None and h not in live_hosts]
+    failed = dict((h, ["failed or unreachable during the batch"]) for h in dead)
     for r in results or []:
         if not isinstance(r, dict) or r.get("passed") is True:
             continue
         named = [h for h in (r.get("hosts") or [r.get("host")]) if h in hosts]
+        if any(h in dead for h in named):
+            continue
         for h in named or hosts:
             failed.setdefault(h, []).append("%s: %s" % (r.get("test") or "check", r.get("message") or "failed"))
-    if live_hosts is not None:
-        for h in hosts:
-            if h not in live_hosts:
-                failed.setdefault(h, []).insert(0, "failed or unreachable during the batch")
     label = "batch %s of %s" % (batch_info.get("number"), batch_info.get("of"))
     if failed:
         message = "Rollout stopped at %s (%s): the health gate failed for %s" % (
@@ -168,5 +169,6 @@ def gate(batch_info, results, live_hosts=None):
         message = "%s (%s) passed its health gate%s" % (
             label, ", ".join(hosts),
             " (tested against %s)" % batch_info["reference"] if batch_info.get("reference") else "")
-    return {"ok": not failed, "failed": failed, "message": message, "batch": batch_info.get("number"),
+    return {"ok": not failed, "failed": failed, "passed": [h for h in hosts if h not in failed],
+            "message": message, "batch": batch_info.get("number"),
             "of": batch_info.get("of"), "hosts": hosts, "reference": batch_info.get("reference")}

@@ -112,7 +112,8 @@ def test_gate_names_batch_host_and_reason():
 
 def test_gate_dropped_host_and_pass():
     b = {"number": 1, "of": 2, "hosts": ["n01", "n02"], "reference": None}
-    v = rollout.gate(b, [{"test": "rping", "hosts": ["n01", "n02"], "passed": True}], live_hosts=["n01"])
-    assert v["failed"] == {"n02": ["failed or unreachable during the batch"]}
+    v = rollout.gate(b, [{"test": "precheck", "hosts": ["n01", "n02"], "passed": False, "message": "n02: failed"}],
+                     live_hosts=["n01"])
+    assert v["failed"] == {"n02": ["failed or unreachable during the batch"]} and v["passed"] == ["n01"]
     ok = rollout.gate(dict(b, reference="n00"), [], live_hosts=["n01", "n02"])
     assert ok["ok"] and ok["message"] == "batch 1 of 2 (n01, n02) passed its health gate (tested against n00)"
