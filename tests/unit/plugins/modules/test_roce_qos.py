@@ -326,3 +326,32 @@ def test_check_mode_runs_without_a_lock_it_cannot_create(lab, monkeypatch, tmp_p
     res = lab.run(netdev="dcbsim0", pfc=[3])
     assert isinstance(res, Failed) and "cannot create the QoS lock" in res.result["msg"]
     assert lab.host.changing_calls() == []
+
+
+def test_restore_puts_the_snapshot_back(lab):
+    """lossless_ethernet_state absent: the check-mode `before` taken ahead of the first apply, turned into a
+    port entry (module_utils/qos/restore.py), takes the port back to exactly that state."""
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos import restore
+    before = lab.run(check=True, **PROFILE).result["before"]
+    assert lab.run(**PROFILE).result["changed"] is True
+    entry, notes = restore.restore_entry("dcbsim0", before)
+    res = lab.run(**entry)
+    assert not isinstance(res, Failed), res.result
+    assert res.result["changed"] is True
+    again = lab.run(check=True, **PROFILE).result
+    assert again["before"] == before
+    # restoring twice changes nothing
+    assert lab.run(**entry).result["changed"] is False
+    assert all("had no entry before" in n for n in notes)
+
+
+def test_driver_defaults_where_no_snapshot_was_taken(lab):
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos import restore
+    assert lab.run(**PROFILE).result["changed"] is True
+    entry, notes = restore.default_entry("dcbsim0", [k for k in PROFILE if k != "netdev"])
+    res = lab.run(**entry)
+    assert not isinstance(res, Failed), res.result
+    after = res.result["after"]
+    assert (after["trust"], after["pfc"], after["prio_tc"], after["roce_tos"], after["roce_mode"], after["mtu"]) == (
+        "pcp", [], [0] * 8, 0, "v2", 1500)
+    assert sorted(n.split(" for ")[1].split(";")[0] for n in notes) == ["dscp2prio", "ets", "pause"]

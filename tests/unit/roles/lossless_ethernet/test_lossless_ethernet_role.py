@@ -61,8 +61,12 @@ def test_role_passes_every_qos_option_the_module_has_in_one_call():
     defaults = _yaml("lossless_ethernet", "defaults", "main.yml")
     assert all("lossless_ethernet_" + k in defaults for k in role_keys)
     tasks = [t for t in _yaml("lossless_ethernet", "tasks", "main.yml") if "rdma.fabric.roce_qos" in t]
-    assert len(tasks) == 1 and "loop" not in tasks[0]
-    assert tasks[0]["rdma.fabric.roce_qos"] == {"ports": "{{ lossless_ethernet_resolved_ports }}"}
+    # one call applies; one (check mode, only before the first apply to a port) reads what state absent puts back
+    applying = [t for t in tasks if not t.get("check_mode")]
+    assert len(applying) == 1 and "loop" not in applying[0]
+    assert applying[0]["rdma.fabric.roce_qos"] == {"ports": "{{ lossless_ethernet_resolved_ports }}"}
+    (reading,) = [t for t in tasks if t.get("check_mode")]
+    assert reading["check_mode"] is True and "loop" not in reading
 
 
 def test_the_boot_path_runs_the_host_runtime():
