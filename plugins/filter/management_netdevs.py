@@ -22,7 +22,7 @@ description:
   - Follows bonds (C(slaves)), bridges (C(interfaces)) and VLANs (C(parent.vid) names) down to the netdevs whose
     drivers carry the traffic, and adds the driver of each RDMA device with a port on one of them (soft devices
     such as rxe add nothing).
-  - The M(rdma.fabric.mofed) role refuses to reload a driver this names unless C(mofed_allow_management_restart).
+  - The C(rdma.fabric.mofed) role refuses to reload a driver this names unless C(mofed_allow_management_restart).
 options:
   _input:
     description: The host's C(ansible_facts).

@@ -38,7 +38,17 @@ def facts(host):
 
 def test_filter_names():
     assert sorted(flt.FilterModule().filters()) == [
-        "perftest_parse", "validate_endpoint", "validate_plan", "validate_result", "validate_summary"]
+        "perftest_parse", "validate_endpoint", "validate_plan", "validate_result", "validate_summary",
+        "validate_wave_sides"]
+
+
+def test_validate_wave_sides_on_the_lab_plan():
+    """lab2 outside the play (a reference host): lab1 runs both sides of their one run."""
+    plan = flt.validate_plan(dict((h, flt.validate_endpoint(facts(h), h)) for h in ("lab1", "lab2")), ["lab1", "lab2"])
+    sides = flt.validate_wave_sides(plan, 0, "lab1", ["lab2"])
+    assert sides == {"server": {"run": 0, "host": "lab1"}, "client": {"run": 0, "host": "lab2"}, "peer_start": "lab1"}
+    with pytest.raises(AnsibleFilterError, match="validate_wave_sides: not a wave of this plan"):
+        flt.validate_wave_sides(plan, 5, "lab1")
 
 
 def test_perftest_parse_text_and_registered_result():

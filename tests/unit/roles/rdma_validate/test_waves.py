@@ -15,7 +15,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import copy
 import json
 import os
 import subprocess
@@ -23,8 +22,9 @@ import sys
 
 import yaml
 
+from ansible_collections.rdma.fabric.tests.unit.fixtures.fabric.lab_hosts import lab_facts
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "..", "..", "fixtures", "fabric")
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 
 PLAY = """
@@ -55,15 +55,7 @@ PLAY = """
 
 
 def run(tmp_path, hosts, extra=(), host_vars=None):
-    facts = {}
-    for name in ("lab1", "lab2"):
-        with open(os.path.join(FIXTURES, "lab_%s_facts.json" % name)) as f:
-            facts[name] = json.load(f)["rdma"]
-    lab3 = copy.deepcopy(facts["lab2"])
-    for gid in lab3["devices"][0]["ports"][0]["gids"]:
-        if gid.get("ip_version") == 4:
-            gid.update(ip="192.0.2.13", gid=gid["gid"][:-4] + "020d")
-    facts["lab3"] = lab3
+    facts = lab_facts()
     tmp_path.mkdir(parents=True, exist_ok=True)
     inv_hosts = {}
     for name in hosts:
