@@ -11,7 +11,8 @@ name: fabric_plan
 type: aggregate
 short_description: Write what a check-mode run would change, per host and stage (fabric-plan.json and .md)
 version_added: 0.1.0
-author: rdma.fabric developers
+author:
+  - rdma.fabric developers (@rdma-fabric)
 description:
   - Records every task result that reports a change (in check mode, a change that would be made) by host and
     stage (the play's name; in a play that runs several roles, the role's name), with the task's diff (headers and

@@ -156,8 +156,8 @@ def test_bad_serial_stops_before_any_host_is_touched(tmp_path):
         assert '[1, 5, "25%"]' in proc.stdout
         assert record is None and marks == []
         assert "PLAY [Gather RDMA and GPUDirect facts]" not in proc.stdout
-    proc, record, marks = run(tmp_path / "mfp", group_vars={"rdma_fabric_serial": "25%",
-                                                           "rdma_fabric_max_fail_percentage": 150})
+    proc, record, marks = run(tmp_path / "mfp",
+                              group_vars={"rdma_fabric_serial": "25%", "rdma_fabric_max_fail_percentage": 150})
     assert proc.returncode == 2
     assert "rdma_fabric_max_fail_percentage: 150 is out of range" in proc.stdout and marks == []
 
