@@ -74,7 +74,10 @@ def run(tmp_path, extra=(), group_vars=None):
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
     (tmp_path / "play.yml").write_text("---" + PLAY)
     (tmp_path / "hook.yml").write_text("---" + HOOK)
+    # ansible-test (the tarball test) makes an unmatched host pattern an error; site.yml's GPU and
+    # Kubernetes plays match nothing here, which a real run reports as a warning.
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_CACHE_PLUGIN="memory",
+               ANSIBLE_HOST_PATTERN_MISMATCH="warning",
                ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"),
                ANSIBLE_COLLECTIONS_PATH=os.path.abspath(os.path.join(REPO, "..", "..", "..")))
     reports = tmp_path / "reports"
