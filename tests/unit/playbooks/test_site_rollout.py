@@ -156,7 +156,7 @@ def test_bad_serial_stops_before_any_host_is_touched(tmp_path):
                                   extra=["-e", "rdma_fabric_serial=%s" % value])
         assert proc.returncode == 2, proc.stdout[-3000:]
         assert text in proc.stdout
-        assert '[1, 5, "25%"]' in proc.stdout
+        assert '[1, 5, "25%"]' in proc.stdout.replace('\\"', '"')  # ansible-core 2.17 prints the quotes escaped
         assert record is None and marks == []
         assert "PLAY [Gather RDMA and GPUDirect facts]" not in proc.stdout
     proc, record, marks = run(tmp_path / "mfp",
