@@ -22,7 +22,7 @@ description:
   - A port the role configures that has no snapshot gets the driver defaults of the options it manages that have one
     everywhere (trust V(pcp), no PFC, every priority on traffic class 0, rdma_cm ToS 0 and RoCE v2, MTU 1500); ETS, ECN,
     CNP, pause and single DSCP entries are left as they are.
-  - Every port's entry has C(on_unsupported: warn) (O(rdma.fabric.roce_qos#module:on_unsupported)) and the role's backend when it set one.
+  - Every port's entry has C(on_unsupported=warn) (O(rdma.fabric.roce_qos#module:on_unsupported)) and the role's backend when it set one.
 options:
   _input:
     description: The snapshots, each C({netdev, before}).
