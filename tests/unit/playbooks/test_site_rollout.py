@@ -165,6 +165,20 @@ def test_bad_serial_stops_before_any_host_is_touched(tmp_path):
     assert "rdma_fabric_max_fail_percentage: 150 is out of range" in proc.stdout and marks == []
 
 
+def test_bad_batch_reboot_stops_before_any_host_is_touched(tmp_path):
+    # rdma_fabric_batch_reboot: true would reboot the test's local hosts (this machine): only refusals are tested
+    # here; the lab's rollout scenario reboots each batch for real.
+    for name, settings in (("text", {"rdma_fabric_batch_reboot": "perhaps"}),
+                           ("number", {"rdma_fabric_batch_reboot": 1}),
+                           ("timeout", {"rdma_fabric_batch_reboot_timeout": "10m"}),
+                           ("short", {"rdma_fabric_batch_reboot_timeout": 5})):
+        proc, record, marks = run(tmp_path / name, group_vars=dict(settings, rdma_fabric_serial=1))
+        assert proc.returncode == 2, proc.stdout[-3000:]
+        assert "rdma_fabric_batch_reboot must be true or false" in proc.stdout
+        assert record is None and marks == []
+        assert "PLAY [Gather RDMA and GPUDirect facts]" not in proc.stdout
+
+
 def test_unset_serial_keeps_the_all_at_once_path(tmp_path):
     proc, record, marks = run(tmp_path)
     out = proc.stdout
