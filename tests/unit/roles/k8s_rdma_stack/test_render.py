@@ -307,7 +307,8 @@ def test_check_mode_writes_nothing(tmp_path):
 def test_mixed_gid_indices_network_operator(tmp_path):
     role_vars = {"k8s_rdma_stack_method": "network_operator", "k8s_rdma_stack_networks": ROCE_NETWORKS,
                  "k8s_rdma_stack_nccl_namespaces": ["default", "training"],
-                 "k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63},
+                 "k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63,
+                                                    "rdma_devices": ["mlx5_0"]},
                                                    {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 8,
                                                     "rdma_devices": ["mlx5_1"]}]}
     _proc, out = run_role(tmp_path, {"roce-a": "roce-a", "gpu-7": "roce-gid3"}, role_vars)
@@ -322,8 +323,9 @@ def test_mixed_gid_indices_network_operator(tmp_path):
     assert spec["rdmaSharedDevicePlugin"]["repository"] == "nvcr.io/nvidia/mellanox"
     assert spec["rdmaSharedDevicePlugin"]["version"] == "network-operator-v26.1.0"
     config = json.loads(spec["rdmaSharedDevicePlugin"]["config"])
+    # a: mlx5_0 of both pools (ens1f0); until issue 19 a had every port, so mlx5_1 (ens1f1) was in a and b
     assert config["configList"][0]["selectors"] == {"vendors": ["15b3"], "deviceIDs": ["101d", "1021"],
-                                                    "drivers": ["mlx5_core"], "ifNames": ["ens1f0", "ens1f1"]}
+                                                    "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}
     assert config["configList"][1] == {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 8, "selectors": {
         "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"]}}
     assert sorted(spec["secondaryNetwork"]) == ["cniPlugins", "multus"]
