@@ -20,6 +20,11 @@ description:
     C(rdma) for the RDMA shared device plugin and C(intel.com) for the SR-IOV one unless set) and one of the node's
     ACTIVE devices matches every selector the entry gives (the plugins' AND between selectors, OR inside one).
     Soft devices (rxe, siw) never match the shared device plugin, which finds devices through their PCI function.
+  - A device is in at most one resource of the RDMA shared device plugin (the C(rdma.fabric.k8s_rdma_stack) role
+    refuses overlapping selectors), so when a pool has fewer ACTIVE devices the plugin can hand out (PCI functions,
+    not soft devices) than the RDMA shared resources a pod asks for, the reason of each missing one says so, naming
+    the pool, its devices and the soft devices it has. A pool with one RDMA port, for example, gives
+    C(rdma_shared_device_a) only with the role's default.
   - C(nvidia.com/gpu*) resources come from the NVIDIA GPU Operator's device plugin, which the role does not render;
     they are reported as C(not_checked), never as missing.
   - Logic in C(plugins/plugin_utils/pod_check.py); the playbook C(playbooks/check_pod.yml) runs it on a spec file and

@@ -15,7 +15,15 @@ description:
   - Builds the C(config.json) document of the k8s-rdma-shared-dev-plugin (also the C(config) of a
     NicClusterPolicy C(rdmaSharedDevicePlugin)).
   - Each resource keeps its C(selectors) when given; otherwise they are derived from the ACTIVE ports in the
-    facts with the same rules as P(rdma.fabric.rdma_selectors#filter).
+    facts with the same rules as P(rdma.fabric.rdma_selectors#filter), per node pool (each key of O(facts)),
+    restricted by the resource's C(link_layers), C(rdma_devices) and C(split), and merged over the pools (the
+    plugin reads one config for every node).
+  - C(split) (the role's default) gives a resource one part of each pool's RDMA ports (SR-IOV virtual functions
+    never; ports in any state, so the parts do not move when a link drops) in (NUMA node, PCI address) order cut
+    into C(parts) consecutive parts, the first parts one port longer when they do not divide evenly. A split
+    resource that no pool gives an ACTIVE port is left out (empty selectors would select every device).
+  - Fails when the merged selectors select one device of a pool in two resources, or in a derived resource the
+    pool did not give it to, naming the nodes and the devices.
 options:
   _input:
     description: The resources (list of dicts).
@@ -45,10 +53,25 @@ options:
         description: Derive selectors only from RDMA devices matching these shell globs.
         type: list
         elements: str
+      split:
+        description: Only part C(part) of C(parts) of each node pool's ports (see the description).
+        type: dict
+        suboptions:
+          part:
+            description: Which part, 1 to C(parts).
+            type: int
+            required: true
+          parts:
+            description: Into how many parts the ports are cut.
+            type: int
+            required: true
   facts:
-    description: RDMA facts of the nodes (list, mapping host -> facts, or one host's facts).
+    description: RDMA facts of the node pools (mapping pool -> one host's facts, a list, or one host's facts).
     type: raw
     required: true
+  pool_resources:
+    description: Pool (a key of O(facts)) -> resources (as O(_input)) used for that pool instead of O(_input).
+    type: dict
   include_soft:
     description: Also derive selectors from soft devices.
     type: bool
@@ -64,6 +87,13 @@ EXAMPLES = r"""
     msg: >-
       {{ [{'resourceName': 'rdma_shared_device_a', 'rdmaHcaMax': 63}]
          | rdma.fabric.rdma_shared_dev_plugin_config(node_facts) | to_nice_json }}
+
+- name: Two resources, each node pool's ports cut in two halves in (NUMA node, PCI address) order
+  ansible.builtin.debug:
+    msg: >-
+      {{ [{'resourceName': 'rdma_shared_device_a', 'split': {'part': 1, 'parts': 2}},
+          {'resourceName': 'rdma_shared_device_b', 'split': {'part': 2, 'parts': 2}}]
+         | rdma.fabric.rdma_shared_dev_plugin_config(pool_facts) | to_nice_json }}
 """
 
 RETURN = r"""
@@ -83,11 +113,11 @@ from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
 
 
-def rdma_shared_dev_plugin_config(resources, facts, include_soft=False, periodic_update_interval=None):
+def rdma_shared_dev_plugin_config(resources, facts, include_soft=False, periodic_update_interval=None, pool_resources=None):
     """k8s-rdma-shared-dev-plugin configuration (see DOCUMENTATION)."""
     try:
         return shared_dev_plugin_config(resources, facts, include_soft=include_soft,
-                                        periodic_update_interval=periodic_update_interval)
+                                        periodic_update_interval=periodic_update_interval, pool_resources=pool_resources)
     except RdmaFactsError as e:
         raise AnsibleFilterError("rdma.fabric.rdma_shared_dev_plugin_config: %s" % e)
 

@@ -209,8 +209,8 @@ def _device_matches(name, patterns):
     return not patterns or any(fnmatch.fnmatchcase(name, pat) for pat in patterns)
 
 
-def select_ports(facts, link_layers=None, devices=None, include_soft=False, include_vfs=False):
-    """``[(device, port), ...]`` of one host's ACTIVE ports, naturally sorted.
+def select_ports(facts, link_layers=None, devices=None, include_soft=False, include_vfs=False, active_only=True):
+    """``[(device, port), ...]`` of one host's ACTIVE ports (any state with ``active_only=False``), naturally sorted.
 
     ``link_layers``: iterable of ``Ethernet``/``InfiniBand`` (empty = all).
     ``devices``: ibdev name globs (empty = all).
@@ -218,7 +218,7 @@ def select_ports(facts, link_layers=None, devices=None, include_soft=False, incl
     layers = check_link_layers(link_layers)
     patterns = list(devices or [])
     out = [(dev, port) for dev, port in
-           ports(facts, active_only=True, include_soft=include_soft, include_vfs=include_vfs)
+           ports(facts, active_only=active_only, include_soft=include_soft, include_vfs=include_vfs)
            if dev.get("name") and _device_matches(dev["name"], patterns)
            and (not layers or port.get("link_layer") in layers)]
     out.sort(key=lambda dp: (natural_key(dp[0]["name"]), dp[1].get("number") or 0))

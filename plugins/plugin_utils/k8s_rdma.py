@@ -36,6 +36,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     select_ports,
 )
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import check_gid_index, check_tc
+from ansible_collections.rdma.fabric.plugins.plugin_utils.pod_check import selector_misses
 
 CNI_TYPES = ("macvlan", "host-device", "ipoib")
 IPAM_TYPES = ("whereabouts", "host-local")
@@ -262,7 +263,8 @@ def cni_config_json(network):
 
 # --- device plugin configuration files -----------------------------------------
 
-SHARED_RESOURCE_KEYS = ("resourceName", "rdmaHcaMax", "resourcePrefix", "selectors", "link_layers", "rdma_devices")
+SHARED_RESOURCE_KEYS = ("resourceName", "rdmaHcaMax", "resourcePrefix", "selectors", "link_layers", "rdma_devices",
+                        "split")
 SELECTOR_KEYS = ("vendors", "deviceIDs", "drivers", "ifNames", "linkTypes")
 
 
@@ -300,29 +302,176 @@ def check_shared_resources(resources):
         globs = res.get("rdma_devices")
         if globs is not None and (not isinstance(globs, list) or not all(isinstance(g, str) and g for g in globs)):
             raise RdmaFactsError("shared device resource %s: rdma_devices must be a list of name globs such as mlx5_*" % name)
+        _check_split(res.get("split"), "shared device resource %s" % name)
     return resources
 
 
-def shared_dev_plugin_config(resources, data, include_soft=False, periodic_update_interval=None):
+def _check_split(split, where):
+    if split is None:
+        return None
+    ok = isinstance(split, dict) and set(split) == {"part", "parts"} and all(
+        isinstance(split[k], int) and not isinstance(split[k], bool) for k in ("part", "parts"))
+    if not ok or not 1 <= split["part"] <= split["parts"]:
+        raise RdmaFactsError("%s: split must be {part: P, parts: N} with integers 1 <= P <= N (part P of each node "
+                             "pool's RDMA ports cut into N parts in (NUMA node, PCI address) order), got %r" % (where, split))
+    return split
+
+
+def check_shared_resources_by_pool(pool_resources):
+    """Validate ``{pool: resources}`` (per node pool lists replacing the default one); returns it."""
+    if not isinstance(pool_resources, dict):
+        raise RdmaFactsError("must be a dict of node pool name -> list of shared device resources")
+    for pool, resources in pool_resources.items():
+        try:
+            check_shared_resources(resources)
+        except RdmaFactsError as e:
+            raise RdmaFactsError("pool %s: %s" % (pool, e))
+    return pool_resources
+
+
+def port_layout_key(dev_port):
+    """Order of a node's RDMA ports for the split rule: NUMA node, then PCI address, then device name and port
+    number; unknown NUMA nodes (None, -1) and devices without a PCI address (soft devices) after the others."""
+    dev, port = dev_port
+    numa = dev.get("numa_node")
+    numa_known = isinstance(numa, int) and not isinstance(numa, bool) and numa >= 0
+    pci = dev.get("pci_address")
+    return (0 if numa_known else 1, numa if numa_known else 0, 0 if pci else 1, pci or "",
+            natural_key(dev.get("name")), port.get("number") or 0)
+
+
+def split_ports(ports_in_order, part, parts):
+    """Part ``part`` (1-based) of ``parts`` consecutive parts; the first ``len % parts`` parts get one more."""
+    size, extra = divmod(len(ports_in_order), parts)
+    start = (part - 1) * size + min(part - 1, extra)
+    return ports_in_order[start:start + size + (1 if part <= extra else 0)]
+
+
+def shared_dev_assignment(resources, facts, include_soft=False):
+    """``{resourceName: [(dev, port), ...]}``: the ports of ONE node that each derived resource gives out.
+
+    Ports in any state (a DOWN port keeps its place, so the parts do not move when a link drops; only the ACTIVE
+    ones go into the selectors), SR-IOV virtual functions never (the SR-IOV plugin owns them), soft devices only with
+    ``include_soft``, restricted by the resource's ``link_layers`` and ``rdma_devices``; with ``split`` only its part
+    of those, in :func:`port_layout_key` order. Resources with explicit ``selectors`` are not derived (left out).
+    """
+    out = {}
+    for res in resources:
+        if res.get("selectors"):
+            continue
+        chosen = select_ports(facts, res.get("link_layers"), res.get("rdma_devices"), include_soft,
+                              include_vfs=False, active_only=False)
+        split = res.get("split")
+        if split:
+            chosen = split_ports(sorted(chosen, key=port_layout_key), split["part"], split["parts"])
+        out[res["resourceName"]] = chosen
+    return out
+
+
+def _merge_entry(entries, order, res, pool):
+    """Add one pool's resource definition to the merged entries (same name: same settings in every pool's list)."""
+    name = res["resourceName"]
+    entry = {"resourceName": name, "rdmaHcaMax": res.get("rdmaHcaMax", 63)}
+    if res.get("resourcePrefix"):
+        entry["resourcePrefix"] = res["resourcePrefix"]
+    if res.get("selectors"):
+        entry["selectors"] = res["selectors"]
+    if name not in entries:
+        entries[name] = entry
+        order.append(name)
+        return
+    if entries[name] != entry:
+        raise RdmaFactsError("shared device resource %s is defined differently for pool %s (%s) than before (%s): "
+                             "rdmaHcaMax, resourcePrefix and explicit selectors must be the same in every pool's list"
+                             % (name, pool, json.dumps(entry, sort_keys=True), json.dumps(entries[name], sort_keys=True)))
+
+
+def _overlaps(config_list, derived, assignments, hosts):
+    """Problems (sentences) where the merged selectors select a device of a node pool in more than one resource,
+    or in a derived resource the pool's own derivation did not give it to."""
+    problems = []
+    for label, facts in hosts:
+        given = dict(("%s:%s" % (d.get("name"), p.get("number")), name)
+                     for name, chosen in assignments[label].items() for d, p in chosen)
+        for dev, port in select_ports(facts, include_soft=False, include_vfs=False, active_only=False):
+            what = "%s:%s" % (dev.get("name"), port.get("number"))
+            netdev = port_netdev(dev, port)
+            hits = [e["resourceName"] for e in config_list if selector_misses("shared", e.get("selectors"), dev, port) == []]
+            if len(hits) > 1:
+                problems.append("on node(s) %s, device %s (%s) is selected by %s" % (label, what, netdev, " and ".join(hits)))
+                continue
+            for name in hits:
+                if name in derived and given.get(what) != name:
+                    problems.append("on node(s) %s, device %s (%s) is selected by %s, but the rule gives it to %s "
+                                    "(selectors derived from other node pools select it too)"
+                                    % (label, what, netdev, name, given.get(what) or "no resource"))
+    return problems
+
+
+def shared_dev_plugin_config(resources, data, include_soft=False, periodic_update_interval=None, pool_resources=None):
     """The k8s-rdma-shared-dev-plugin ``config.json`` document (a dict).
 
     ``resources``: list of dicts with ``resourceName`` (required),
     ``rdmaHcaMax`` (default 63), optional ``resourcePrefix``, ``selectors``
     (used as given when non-empty; otherwise derived from the facts),
-    ``link_layers`` and ``rdma_devices`` (restrict the derivation).
+    ``link_layers`` and ``rdma_devices`` (restrict the derivation) and ``split``
+    (``{part, parts}``: only that part of each node pool's ports, see
+    :func:`shared_dev_assignment`).
+
+    ``data``: the node pools' facts (``{pool label: facts}``, a list, or one host's facts); each pool's ports
+    are given out by ``pool_resources[label]`` when given (a per-pool list replacing ``resources``), else by
+    ``resources``. The plugin reads ONE config for every node, so a derived resource's selectors are the union of
+    what each pool gives it (from ACTIVE ports); a split resource no pool gives an ACTIVE port is left out (a
+    resource with empty selectors would select every device), any other derived resource without one is an error.
+    The merged selectors are then matched against every pool's devices (:func:`pod_check.selector_misses`, the
+    plugin's rules): a device selected by two resources, or by a derived resource its pool did not give it to,
+    is an error naming the nodes and the devices.
     """
+    check_shared_resources(resources)
+    if pool_resources:
+        check_shared_resources_by_pool(pool_resources)
+    hosts = host_facts_list(data)
+    entries, order, derived, values, assignments = {}, [], set(), {}, {}
+    for label, facts in hosts:
+        pool_list = (pool_resources or {}).get(label) or resources
+        for res in pool_list:
+            _merge_entry(entries, order, res, label)
+        assignments[label] = shared_dev_assignment(pool_list, facts, include_soft=include_soft)
+        for name, chosen in assignments[label].items():
+            derived.add(name)
+            acc = values.setdefault(name, {"vendors": [], "deviceIDs": [], "drivers": [], "ifNames": []})
+            for dev, port in chosen:
+                if port.get("state") != "ACTIVE":
+                    continue
+                if not dev.get("soft"):
+                    acc["vendors"].append(pci_id(dev.get("vendor_id")))
+                    acc["deviceIDs"].append(pci_id(dev.get("device_id")))
+                    acc["drivers"].append(dev.get("driver"))
+                acc["ifNames"].append(port_netdev(dev, port))
+    split_names = set(res["resourceName"] for lst in [resources] + list((pool_resources or {}).values())
+                      for res in lst if res.get("split") and not res.get("selectors"))
     config_list = []
-    for res in check_shared_resources(resources):
-        entry = {"resourceName": res["resourceName"], "rdmaHcaMax": res.get("rdmaHcaMax", 63)}
-        if res.get("resourcePrefix"):
-            entry["resourcePrefix"] = res["resourcePrefix"]
-        selectors = res.get("selectors") or {}
-        if selectors:
-            entry["selectors"] = selectors
-        else:
-            entry["selectors"] = shared_dev_selectors(
-                data, link_layers=res.get("link_layers"), devices=res.get("rdma_devices"), include_soft=include_soft)
+    for name in order:
+        entry = dict(entries[name])
+        if name in derived:
+            sel = {}
+            for key in ("vendors", "deviceIDs", "drivers", "ifNames"):
+                vals = _sorted_unique(values[name][key], natural_key if key == "ifNames" else None)
+                if vals:
+                    sel[key] = vals
+            if not sel:
+                if name in split_names:
+                    continue
+                raise _no_rdma_error(hosts, "the device plugin selectors of %s" % name)
+            entry["selectors"] = sel
         config_list.append(entry)
+    if not config_list:
+        raise _no_rdma_error(hosts, "device plugin selectors")
+    problems = _overlaps(config_list, derived, assignments, hosts)
+    if problems:
+        raise RdmaFactsError("the shared device plugin resources overlap (a device may be in one resource only; give "
+                             "them disjoint link_layers, rdma_devices or split parts, or per node pool lists): "
+                             + "; ".join(problems))
     doc = {"configList": config_list}
     if periodic_update_interval is not None:
         doc["periodicUpdateInterval"] = periodic_update_interval
@@ -495,6 +644,7 @@ def check_role_vars(values):
         ("nccl_gid_index", check_gid_index),
         ("nccl_tc", check_tc),
         ("shared_devices", check_shared_resources),
+        ("shared_devices_pools", check_shared_resources_by_pool),
         ("nccl_link_layers", check_link_layers),
     )
     for name, check in checks:

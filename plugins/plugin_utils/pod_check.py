@@ -163,6 +163,20 @@ def _device_fields(plugin, dev, port, pf_netdevs):
             ("drivers", dev.get("driver")), ("pfNames", pf_netdevs.get(sriov.get("physfn"))))
 
 
+def selector_misses(plugin, selectors, dev, port, pf_netdevs=None):
+    """Why the plugin's ``selectors`` do not select one device: ``[]`` when they do, None when the plugin never
+    sees the device (a physical function for the SR-IOV plugin). Every selector given must match (AND), any of its
+    values (OR); soft devices are not special-cased here (see :func:`matches`)."""
+    if isinstance(selectors, list):
+        selectors = selectors[0] if selectors else {}
+    selectors = selectors or {}
+    fields = _device_fields(plugin, dev, port, pf_netdevs if pf_netdevs is not None else {})
+    if fields is None:
+        return None
+    return ["%s %s not in %s" % (key, value, selectors[key]) for key, value in fields
+            if selectors.get(key) and value not in selectors[key]]
+
+
 def matches(plugin, entry, facts):
     """Devices (``dev:port``) of one node that a config entry selects, and why each other one is not selected.
 
@@ -170,8 +184,6 @@ def matches(plugin, entry, facts):
     match: the plugin finds devices through their PCI function) or ``sriov`` (virtual functions only).
     """
     sel = entry.get("selectors") or {}
-    if isinstance(sel, list):
-        sel = sel[0] if sel else {}
     hits, misses = [], []
     pf_netdevs = _pf_netdevs(facts)
     for dev, port in select_ports(facts, include_soft=True, include_vfs=plugin == "sriov"):
@@ -179,11 +191,9 @@ def matches(plugin, entry, facts):
         if dev.get("soft"):
             misses.append("%s is a soft device (the plugin finds devices through their PCI function)" % what)
             continue
-        fields = _device_fields(plugin, dev, port, pf_netdevs)
-        if fields is None:
+        failed = selector_misses(plugin, sel, dev, port, pf_netdevs)
+        if failed is None:
             continue
-        failed = ["%s %s not in %s" % (key, value, sel[key]) for key, value in fields
-                  if sel.get(key) and value not in sel[key]]
         if failed:
             misses.append("%s: %s" % (what, ", ".join(failed)))
         else:
@@ -203,6 +213,33 @@ def _pools(pools):
         hosts = host_facts_list(value if isinstance(value, list) else [value])
         out[str(name)] = [facts for dummy, facts in hosts]
     return out
+
+
+def shared_capacity(pool, hosts, shared_names):
+    """Why a pool cannot give ``shared_names`` (RDMA shared device plugin resources) at once, or None when it can.
+
+    A device is in at most one resource of the shared device plugin (the k8s_rdma_stack role refuses overlapping
+    selectors), so a node gives at most as many of these resources as it has devices the plugin can hand out:
+    ACTIVE ports of PCI functions (not soft devices, not SR-IOV virtual functions).
+    """
+    if len(shared_names) < 2:
+        return None
+    fewest, soft = None, []
+    for facts in hosts:
+        usable = ["%s:%s" % (d.get("name"), p.get("number")) for d, p in select_ports(facts, include_soft=False)]
+        if fewest is None or len(usable) < len(fewest):
+            fewest = usable
+        soft.extend("%s:%s" % (d.get("name"), p.get("number")) for d, p in select_ports(facts, include_soft=True)
+                    if d.get("soft"))
+    if fewest is None or len(fewest) >= len(shared_names):
+        return None
+    text = ("pool %s has %d device(s) the RDMA shared device plugin can hand out (%s) and a device is in at most one "
+            "resource, so it cannot give the %d RDMA shared resources the pod asks for (%s)"
+            % (pool, len(fewest), ", ".join(fewest) or "none", len(shared_names), ", ".join(shared_names)))
+    if soft:
+        text += "; %s: soft device(s), which the plugin cannot hand out (it finds devices through their PCI function)" \
+            % ", ".join(sorted(set(soft)))
+    return text
 
 
 def check(workload, configs, pools):
@@ -256,6 +293,13 @@ def check(workload, configs, pools):
                                            "reason": "advertised by the %s device plugin (%s)"
                                                      % ("RDMA shared" if ad["plugin"] == "shared" else "SR-IOV",
                                                         ", ".join(sorted(set(d for hs in devices for d in hs))))}
+        shared = [n for n in names if (n in ads and ads[n]["plugin"] == "shared")
+                  or (n not in ads and n.startswith(SHARED_PREFIX + "/"))]
+        why = shared_capacity(pool, hosts, shared)
+        if why:
+            for name in shared:
+                if view["resources"][name]["status"] == "missing":
+                    view["resources"][name]["reason"] += "; " + why
         result["pools"][pool] = view
         result["ok"] = result["ok"] and view["ok"]
     return result

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for the rdma.fabric filter plugins (nccl_env, rdma_selectors,
+"""Unit tests for the rdma.fabric filter plugins (nccl_env, ucx_env, rdma_selectors,
 rdma_node_labels, rdma_cni_config, rdma_shared_dev_plugin_config).
 
 The logic lives in module_utils (tested in tests/unit/plugins/module_utils);
@@ -26,6 +26,7 @@ from ansible_collections.rdma.fabric.plugins.filter import (
     rdma_node_labels,
     rdma_selectors,
     rdma_shared_dev_plugin_config,
+    ucx_env,
 )
 
 FACTS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "k8s", "facts")
@@ -42,6 +43,7 @@ def facts(name):
     (rdma_node_labels, "rdma_node_labels"),
     (rdma_cni_config, "rdma_cni_config"),
     (rdma_shared_dev_plugin_config, "rdma_shared_dev_plugin_config"),
+    (ucx_env, "ucx_env"),
 ])
 def test_registered_under_documented_name(module, name):
     filters = module.FilterModule().filters()
@@ -57,6 +59,29 @@ def test_nccl_env_filter():
         "NCCL_IB_ADDR_FAMILY": "AF_INET", "NCCL_IB_TC": "106", "NCCL_SOCKET_IFNAME": "=ens1f0,ens1f1"}
     with pytest.raises(AnsibleFilterError, match="rdma.fabric.nccl_env: no ACTIVE RDMA port selected"):
         f(facts("no-rdma"))
+
+
+@pytest.mark.parametrize("host, nccl, ucx", [
+    ("roce-a",
+     {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_GID_INDEX": "5", "NCCL_IB_TC": "106",
+      "NCCL_SOCKET_IFNAME": "=ens1f0"},
+     {"UCX_NET_DEVICES": "mlx5_0:1", "UCX_TLS": "rc,ud,sm,self", "UCX_IB_GID_INDEX": "5", "UCX_IB_TRAFFIC_CLASS": "106"}),
+    ("ib-a",
+     {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_SOCKET_IFNAME": "=ib0"},
+     {"UCX_NET_DEVICES": "mlx5_0:1", "UCX_TLS": "rc,ud,sm,self"}),
+])
+def test_nccl_and_ucx_filters_on_the_seed_nic_types(host, nccl, ucx):
+    """Issue 19: the NCCL and UCX renderings of the seed's two NIC types (RoCE mlx5, InfiniBand mlx5), through
+    the filters the roles call: the same settings, RoCE with the GID index and the ToS as traffic class, IB
+    without either."""
+    assert nccl_env.FilterModule().filters()["nccl_env"](facts(host)) == nccl
+    assert ucx_env.FilterModule().filters()["ucx_env"](facts(host)) == ucx
+    assert ucx_env.FilterModule().filters()["ucx_env"]({"rdma": facts(host)}) == ucx
+
+
+def test_ucx_env_filter_errors_name_the_filter():
+    with pytest.raises(AnsibleFilterError, match="rdma.fabric.ucx_env: "):
+        ucx_env.FilterModule().filters()["ucx_env"]({"a": facts("roce-a"), "b": facts("ib-a")})
 
 
 def test_rdma_selectors_filter():
@@ -96,3 +121,13 @@ def test_rdma_shared_dev_plugin_config_filter():
         "vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"], "ifNames": ["ib0"]}}]}
     with pytest.raises(AnsibleFilterError, match="resourceName must match"):
         f([{"resourceName": "has-dash"}], facts("ib-a"))
+    # split and per-pool lists (issue 19)
+    halves = [{"resourceName": "a", "split": {"part": 1, "parts": 2}}, {"resourceName": "b", "split": {"part": 2, "parts": 2}}]
+    doc = f(halves, {"gpu-7": facts("roce-gid3"), "roce-a": facts("roce-a")},
+            pool_resources={"roce-a": [{"resourceName": "a", "link_layers": ["Ethernet"]}]})
+    assert [(e["resourceName"], e["selectors"]["ifNames"]) for e in doc["configList"]] == [("a", ["ens1f0"]), ("b", ["ens1f1"])]
+    with pytest.raises(AnsibleFilterError, match=r"split must be \{part: P, parts: N\}"):
+        f([{"resourceName": "a", "split": {"part": 3, "parts": 2}}], facts("ib-a"))
+    with pytest.raises(AnsibleFilterError, match="rdma.fabric.rdma_shared_dev_plugin_config: the shared device plugin "
+                                                 "resources overlap .* on node\\(s\\) gpu-7, device mlx5_1:1"):
+        f([{"resourceName": "a"}, {"resourceName": "b", "rdma_devices": ["mlx5_1"]}], {"gpu-7": facts("roce-gid3")})

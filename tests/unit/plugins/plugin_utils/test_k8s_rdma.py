@@ -72,18 +72,32 @@ def test_sriov_selectors_from_vfs():
 
 def test_shared_dev_plugin_config_validates_against_upstream_schema():
     doc = k8s_rdma.shared_dev_plugin_config(
-        [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63},
-         {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 10, "selectors": {"ifNames": ["ib0"]}},
+        [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "link_layers": ["Ethernet"]},
+         {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 10, "selectors": {"ifNames": ["ens9"]}},
          {"resourceName": "rdma_shared_device_c", "link_layers": ["InfiniBand"]}],
         [facts("roce-a"), facts("ib-a")], periodic_update_interval=300)
     jsonschema.validate(doc, schema("rdma_shared_device_plugin.json"))
     assert doc["periodicUpdateInterval"] == 300
     a, b, c = doc["configList"]
     assert a == {"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63,
-                 "selectors": {"vendors": ["15b3"], "deviceIDs": ["1013", "101d"], "drivers": ["mlx5_core"],
-                               "ifNames": ["ens1f0", "ib0"]}}
-    assert b["selectors"] == {"ifNames": ["ib0"]}
-    assert c["rdmaHcaMax"] == 63 and c["selectors"]["ifNames"] == ["ib0"]
+                 "selectors": {"vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}}
+    assert b == {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 10, "selectors": {"ifNames": ["ens9"]}}
+    assert c == {"resourceName": "rdma_shared_device_c", "rdmaHcaMax": 63,
+                 "selectors": {"vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"], "ifNames": ["ib0"]}}
+
+
+def test_overlapping_resources_fail_naming_the_nodes_and_devices():
+    # what this test's config was before issue 19: every port in a, ib0 again in b (explicit) and c (derived)
+    with pytest.raises(RdmaFactsError) as err:
+        k8s_rdma.shared_dev_plugin_config(
+            [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63},
+             {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 10, "selectors": {"ifNames": ["ib0"]}},
+             {"resourceName": "rdma_shared_device_c", "link_layers": ["InfiniBand"]}],
+            {"roce-a": facts("roce-a"), "ib-a and 7 more": facts("ib-a")})
+    assert str(err.value) == (
+        "the shared device plugin resources overlap (a device may be in one resource only; give them disjoint "
+        "link_layers, rdma_devices or split parts, or per node pool lists): on node(s) ib-a and 7 more, device "
+        "mlx5_0:1 (ib0) is selected by rdma_shared_device_a and rdma_shared_device_b and rdma_shared_device_c")
 
 
 @pytest.mark.parametrize("resources, message", [
@@ -230,6 +244,11 @@ def test_role_var_errors_name_the_variable_and_the_allowed_values(name, value, a
     ("shared_devices", [{"resourceName": "a-b"}], "k8s_rdma_stack_shared_devices: shared device resource 0: resourceName must match"),
     ("shared_devices", [{"resourceName": "a", "selectors": {"colour": ["red"]}}],
      "k8s_rdma_stack_shared_devices: shared device resource a: unknown selector colour; allowed: vendors"),
+    ("shared_devices", [{"resourceName": "a", "split": {"part": 2}}],
+     "k8s_rdma_stack_shared_devices: shared device resource a: split must be {part: P, parts: N} with integers 1 <= P <= N"),
+    ("shared_devices_pools", {"roce2-0123abcd": [{"resourceName": "a", "split": {"part": 0, "parts": 2}}]},
+     "k8s_rdma_stack_shared_devices_pools: pool roce2-0123abcd: shared device resource a: split must be"),
+    ("shared_devices_pools", [], "k8s_rdma_stack_shared_devices_pools: must be a dict of node pool name"),
     ("nccl_link_layers", ["Ethernet", "OmniPath"], "k8s_rdma_stack_nccl_link_layers: link_layers: unknown link layer(s) OmniPath"),
     ("networks", [{"name": "n", "type": "bridge", "ipam": {"type": "host-local", "subnet": "10.0.0.0/24"}}],
      "k8s_rdma_stack_networks[0]: network n: 'type' must be one of macvlan, host-device, ipoib"),

@@ -1,13 +1,15 @@
 # -*- coding: utf-8 -*-
 """Unit tests for plugin_utils/pod_check.py and playbooks/check_pod.yml.
 
-Facts: the fixture hosts of tests/unit/fixtures/k8s/facts (roce-gid3: two RoCE mlx5 NICs, the big host of those
-fixtures; ib-a; lab1: Soft-RoCE). The device-plugin config is what the k8s_rdma_stack role renders with its
-DEFAULT k8s_rdma_stack_shared_devices (read from roles/k8s_rdma_stack/defaults/main.yml, built by the same
-function the role's filter calls). docs/examples/raycluster-rdma.yaml is the two-resource RayCluster of issue 19.
-
-Today's default has only rdma_shared_device_a, so the RayCluster FAILS for rdma/rdma_shared_device_b: the test
-pins that verdict and its reason. It flips when the two-resource default lands (issue 19, next phase).
+Facts: the fixture hosts of tests/unit/fixtures/k8s/facts (roce-gid3: two RoCE mlx5 NICs; ib-a; roce-a; lab1:
+Soft-RoCE, a REAL capture of the lab) and the big GPU host: the four mlx5 NICs that the collection's facts gatherer
+reads from the DERIVED sysfs tree derived_gpu_nic_topology (two GPUs, four NICs), which has no ports; the TEST DOUBLE
+gpu_host_double() gives each NIC one ACTIVE RoCE port shaped like roce-gid3's (see its docstring). The device-plugin
+config is what the k8s_rdma_stack role renders with its DEFAULT k8s_rdma_stack_shared_devices (read from
+roles/k8s_rdma_stack/defaults/main.yml, built by the same function the role's filter calls).
+docs/examples/raycluster-rdma.yaml is the two-resource RayCluster of issue 19: it passes with the defaults on every
+pool with two or more RDMA ports; a pool with one port (or only soft devices, as the lab) fails for
+rdma_shared_device_b, and the check says so naming the pool and why.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -24,12 +26,14 @@ import yaml
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils import pod_check as pc
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_plugin_config
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..", "..", "..")
 FACTS = os.path.join(ROOT, "tests", "unit", "fixtures", "k8s", "facts")
 RAY = os.path.join(ROOT, "docs", "examples", "raycluster-rdma.yaml")
+GPU_TREE = os.path.join(ROOT, "tests", "unit", "fixtures", "sysfs", "derived_gpu_nic_topology", "sys")
 
 
 def facts(name):
@@ -47,10 +51,23 @@ def ray():
         return list(yaml.safe_load_all(f))
 
 
-def default_configmap(pool_facts):
+def gpu_host_double():
+    """TEST DOUBLE of the big GPU host: the RDMA facts the collection's gatherer reads from the derived
+    derived_gpu_nic_topology tree (mlx5_0..3 at 04:00.0, 05:00.0, 18:00.0, 08:00.0, all on NUMA node 0, no ports in
+    the tree), each device given one ACTIVE RoCE port copied from roce-gid3's first port, its netdev named the way
+    systemd names a PCI function's (enp<bus>s0np0) and its GIDs left out."""
+    data = gather_rdma_facts(GPU_TREE)
+    template = facts("roce-gid3")["devices"][0]["ports"][0]
+    for dev in data["devices"]:
+        port = dict(template, gids=[], netdev="enp%ds0np0" % int(dev["pci_address"].split(":")[1], 16))
+        dev["ports"] = [port]
+    return data
+
+
+def default_configmap(pool_facts, include_soft=False):
     """The shared-device-plugin ConfigMap as the role renders it with its default resources."""
     defaults = _yaml("roles", "k8s_rdma_stack", "defaults", "main.yml")
-    doc = shared_dev_plugin_config(defaults["k8s_rdma_stack_shared_devices"], pool_facts,
+    doc = shared_dev_plugin_config(defaults["k8s_rdma_stack_shared_devices"], pool_facts, include_soft=include_soft,
                                    periodic_update_interval=defaults["k8s_rdma_stack_shared_dev_plugin_periodic_update_interval"])
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "rdma-devices", "namespace": "kube-system"},
             "data": {"config.json": json.dumps(doc)}}
@@ -68,22 +85,76 @@ def test_requests_of_the_raycluster():
     ]
 
 
-def test_current_default_fails_for_device_b_with_the_reason():
-    """FLIPS when issue 19's two-resource default lands: then both resources must be advertised."""
+def test_default_passes_on_the_big_gpu_host_halves_in_pci_order():
+    """Issue 19: the RayCluster passes with default settings on the 4-NIC GPU host. PCI order is not name order:
+    mlx5_3 (08:00.0) comes before mlx5_2 (18:00.0)."""
+    pools = {"gpu-a01": gpu_host_double()}
+    cm = default_configmap(pools)
+    config = json.loads(cm["data"]["config.json"])
+    assert config["configList"] == [
+        {"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "selectors": {
+            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["enp4s0np0", "enp5s0np0"]}},
+        {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 63, "selectors": {
+            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["enp8s0np0", "enp24s0np0"]}}]
+    result = pc.check(ray(), [cm], pools)
+    assert result["ok"] is True, result
+    assert result["advertised"] == ["rdma/rdma_shared_device_a", "rdma/rdma_shared_device_b"]
+    res = result["pools"]["gpu-a01"]["resources"]
+    assert res["rdma/rdma_shared_device_a"]["devices"] == [["mlx5_0:1", "mlx5_1:1"]]
+    assert res["rdma/rdma_shared_device_b"]["devices"] == [["mlx5_2:1", "mlx5_3:1"]]
+    assert res["nvidia.com/gpu-h800"]["status"] == "not_checked"
+    assert "GPU Operator" in res["nvidia.com/gpu-h800"]["reason"]
+
+
+def test_default_two_port_pool_passes_single_port_pool_says_why():
     pools = {"roce-gid3": facts("roce-gid3"), "ib-a": facts("ib-a")}
-    result = pc.check(ray(), [default_configmap(list(pools.values()))], pools)
+    result = pc.check(ray(), [default_configmap(pools)], pools)
     assert result["ok"] is False
+    assert result["advertised"] == ["rdma/rdma_shared_device_a", "rdma/rdma_shared_device_b"]
+    gid3 = result["pools"]["roce-gid3"]
+    assert gid3["ok"] is True
+    assert gid3["resources"]["rdma/rdma_shared_device_a"]["devices"] == [["mlx5_0:1"]]
+    assert gid3["resources"]["rdma/rdma_shared_device_b"]["devices"] == [["mlx5_1:1"]]
+    ib = result["pools"]["ib-a"]["resources"]
+    assert ib["rdma/rdma_shared_device_a"]["status"] == "ok" and ib["rdma/rdma_shared_device_a"]["devices"] == [["mlx5_0:1"]]
+    assert ib["rdma/rdma_shared_device_b"] == {
+        "status": "missing", "devices": [[]],
+        "reason": "the pool's nodes: no device matches the selectors of rdma/rdma_shared_device_b (mlx5_0:1: deviceIDs "
+                  "1013 not in ['1021'], ifNames ib0 not in ['ens1f1']); pool ib-a has 1 device(s) the RDMA shared "
+                  "device plugin can hand out (mlx5_0:1) and a device is in at most one resource, so it cannot give "
+                  "the 2 RDMA shared resources the pod asks for (rdma/rdma_shared_device_a, rdma/rdma_shared_device_b)"}
+
+
+def test_default_on_single_port_pools_only_leaves_b_out_and_says_why():
+    pools = {"roce-a": facts("roce-a")}
+    result = pc.check(ray(), [default_configmap(pools)], pools)
     assert result["advertised"] == ["rdma/rdma_shared_device_a"]
-    for pool in pools:
-        res = result["pools"][pool]["resources"]
-        assert res["rdma/rdma_shared_device_a"]["status"] == "ok"
-        assert res["rdma/rdma_shared_device_b"] == {
-            "status": "missing", "devices": [],
-            "reason": "no rendered device-plugin config advertises rdma/rdma_shared_device_b "
-                      "(advertised: rdma/rdma_shared_device_a)"}
-        assert res["nvidia.com/gpu-h800"]["status"] == "not_checked"
-        assert "GPU Operator" in res["nvidia.com/gpu-h800"]["reason"]
-    assert result["pools"]["roce-gid3"]["resources"]["rdma/rdma_shared_device_a"]["devices"] == [["mlx5_0:1", "mlx5_1:1"]]
+    assert result["pools"]["roce-a"]["resources"]["rdma/rdma_shared_device_b"]["reason"] == (
+        "no rendered device-plugin config advertises rdma/rdma_shared_device_b (advertised: rdma/rdma_shared_device_a); "
+        "pool roce-a has 1 device(s) the RDMA shared device plugin can hand out (mlx5_0:1) and a device is in at most "
+        "one resource, so it cannot give the 2 RDMA shared resources the pod asks for (rdma/rdma_shared_device_a, "
+        "rdma/rdma_shared_device_b)")
+
+
+def test_lab_facts_fail_and_say_what_is_missing():
+    """The lab (lab1/lab2: rxe0 only) renders only with k8s_rdma_stack_include_soft_devices (as molecule/site sets
+    it); the RayCluster cannot pass there: a soft device is never handed out by the shared plugin, and one port
+    cannot be in two resources."""
+    pools = {"lab1 and 1 more": facts("lab1")}
+    with pytest.raises(RdmaFactsError, match="no ACTIVE RDMA port"):
+        default_configmap(pools)
+    cm = default_configmap(pools, include_soft=True)
+    assert json.loads(cm["data"]["config.json"])["configList"] == [
+        {"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "selectors": {"ifNames": ["eth1"]}}]
+    result = pc.check(ray(), [cm], pools)
+    res = result["pools"]["lab1 and 1 more"]["resources"]
+    assert result["ok"] is False
+    assert "rxe0:1 is a soft device" in res["rdma/rdma_shared_device_a"]["reason"]
+    assert res["rdma/rdma_shared_device_b"]["reason"].endswith(
+        "pool lab1 and 1 more has 0 device(s) the RDMA shared device plugin can hand out (none) and a device is in at "
+        "most one resource, so it cannot give the 2 RDMA shared resources the pod asks for (rdma/rdma_shared_device_a, "
+        "rdma/rdma_shared_device_b); rxe0:1: soft device(s), which the plugin cannot hand out (it finds devices "
+        "through their PCI function)")
 
 
 def test_two_resources_by_device_pass_and_a_selector_miss_says_why():
@@ -136,7 +207,7 @@ def test_check_pod_playbook_on_a_rendered_folder(tmp_path):
     rendered.mkdir()
     pools = {"node-a": facts("roce-gid3"), "node-b": facts("ib-a")}
     with open(str(rendered / "005-configmap-kube-system-rdma-devices.yaml"), "w") as f:
-        yaml.safe_dump(default_configmap(list(pools.values())), f)
+        yaml.safe_dump(default_configmap(pools), f)
     with open(str(tmp_path / "vars.json"), "w") as f:
         json.dump({"check_pod_spec": os.path.abspath(RAY), "check_pod_rendered": str(rendered), "check_pod_pools": pools}, f)
     env = dict(os.environ)
@@ -150,10 +221,21 @@ def test_check_pod_playbook_on_a_rendered_folder(tmp_path):
         env=env, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
         timeout=300, check=False)
     assert proc.returncode == 2, proc.stdout[-4000:]
-    assert "node-a: rdma/rdma_shared_device_b: no rendered device-plugin config advertises rdma/rdma_shared_device_b" \
-        in proc.stdout, proc.stdout[-4000:]
-    assert "node-b: rdma/rdma_shared_device_b" in proc.stdout
-    assert "rdma/rdma_shared_device_a:" not in proc.stdout.split("Every requested resource")[-1]
+    verdict = proc.stdout.split("Every requested resource")[-1]
+    assert "node-b: rdma/rdma_shared_device_b: the pool's nodes: no device matches" in verdict, proc.stdout[-4000:]
+    assert "pool node-b has 1 device(s) the RDMA shared device plugin can hand out (mlx5_0:1)" in verdict
+    assert "node-a:" not in verdict and "rdma/rdma_shared_device_a:" not in verdict
+    # node-a alone (two ports): the play passes
+    with open(str(tmp_path / "vars.json"), "w") as f:
+        json.dump({"check_pod_spec": os.path.abspath(RAY), "check_pod_rendered": str(rendered),
+                   "check_pod_pools": {"node-a": pools["node-a"]}}, f)
+    proc = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
+         "-e", "@" + str(tmp_path / "vars.json"),
+         os.path.join(ROOT, "playbooks", "check_pod.yml")],
+        env=env, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+        timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-4000:]
 
 
 def test_sriov_resource_matches_the_virtual_functions():

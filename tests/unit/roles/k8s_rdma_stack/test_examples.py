@@ -53,3 +53,19 @@ def test_example_raycluster():
     worker = ray["spec"]["workerGroupSpecs"][0]["template"]["spec"]
     _check_pod_spec(worker, [RESOURCE, "rdma/rdma_shared_device_b"])
     assert worker["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 8
+
+
+def test_default_resources_are_what_the_examples_request():
+    """Issue 19: the default k8s_rdma_stack_shared_devices gives every rdma/ resource the examples request (which
+    nodes can give both is pod_check's question: tests/unit/plugins/plugin_utils/test_pod_check.py)."""
+    names = ["rdma/" + r["resourceName"] for r in DEFAULTS["k8s_rdma_stack_shared_devices"]]
+    assert names == ["rdma/rdma_shared_device_a", "rdma/rdma_shared_device_b"]
+    splits = [r["split"] for r in DEFAULTS["k8s_rdma_stack_shared_devices"]]
+    assert splits == [{"part": 1, "parts": 2}, {"part": 2, "parts": 2}]
+    for example in ("rdma-raycluster.yaml", "raycluster-rdma.yaml", "rdma-pod.yaml"):
+        with open(os.path.join(ROOT, "docs", "examples", example)) as f:
+            for doc in yaml.safe_load_all(f):
+                text = yaml.safe_dump(doc)
+                for word in text.split():
+                    if word.startswith("rdma/rdma_shared"):
+                        assert word.rstrip(":") in names, (example, word)

@@ -307,7 +307,8 @@ def test_check_mode_writes_nothing(tmp_path):
 def test_mixed_gid_indices_network_operator(tmp_path):
     role_vars = {"k8s_rdma_stack_method": "network_operator", "k8s_rdma_stack_networks": ROCE_NETWORKS,
                  "k8s_rdma_stack_nccl_namespaces": ["default", "training"],
-                 "k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63},
+                 "k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63,
+                                                    "rdma_devices": ["mlx5_0"]},
                                                    {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 8,
                                                     "rdma_devices": ["mlx5_1"]}]}
     _proc, out = run_role(tmp_path, {"roce-a": "roce-a", "gpu-7": "roce-gid3"}, role_vars)
@@ -322,8 +323,9 @@ def test_mixed_gid_indices_network_operator(tmp_path):
     assert spec["rdmaSharedDevicePlugin"]["repository"] == "nvcr.io/nvidia/mellanox"
     assert spec["rdmaSharedDevicePlugin"]["version"] == "network-operator-v26.1.0"
     config = json.loads(spec["rdmaSharedDevicePlugin"]["config"])
+    # a: mlx5_0 of both pools (ens1f0); until issue 19 a had every port, so mlx5_1 (ens1f1) was in a and b
     assert config["configList"][0]["selectors"] == {"vendors": ["15b3"], "deviceIDs": ["101d", "1021"],
-                                                    "drivers": ["mlx5_core"], "ifNames": ["ens1f0", "ens1f1"]}
+                                                    "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}
     assert config["configList"][1] == {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 8, "selectors": {
         "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"]}}
     assert sorted(spec["secondaryNetwork"]) == ["cniPlugins", "multus"]
@@ -408,6 +410,60 @@ def test_soft_roce_lab_with_opt_in(tmp_path):
         "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=rxe0:1", "NCCL_IB_GID_INDEX": "1", "NCCL_SOCKET_IFNAME": "=eth1"}
     assert objects[("Node", None, "lab2")]["metadata"]["labels"] == {
         "rdma.fabric/capable": "true", "rdma.fabric/link-layer": "Ethernet", "rdma.fabric/roce-v2-gid-index": "1"}
+
+
+def test_default_two_resources_per_pool_and_single_port_pools(tmp_path):
+    """Issue 19's default: each pool's ports in (NUMA node, PCI address) order cut in halves. gpu-7 (roce-gid3,
+    two ports): ens1f0 -> a, ens1f1 -> b; roce-a (one port): ens1f0 -> a, no b."""
+    proc, out = run_role(tmp_path / "two", {"gpu-7": "roce-gid3", "roce-a": "roce-a"}, {})
+    objects, _files = validate_output(out)
+    config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
+    assert config["configList"] == [
+        {"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "selectors": {
+            "vendors": ["15b3"], "deviceIDs": ["101d", "1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}},
+        {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 63, "selectors": {
+            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"]}}]
+    assert "shared device resources rdma_shared_device_a, rdma_shared_device_b" in proc.stdout
+    assert "WARNING k8s_rdma_stack: no node pool gives" not in proc.stdout
+    # single-port pools only: b is left out, with a warning naming the pools
+    proc, out = run_role(tmp_path / "one", {"roce-a": "roce-a", "ib-a": "ib-a"}, {})
+    config = json.loads(validate_output(out)[0][("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
+    assert [e["resourceName"] for e in config["configList"]] == ["rdma_shared_device_a"]
+    assert "WARNING k8s_rdma_stack: no node pool gives an ACTIVE RDMA port to rdma_shared_device_b" in proc.stdout
+    assert re.search(r"Node pools: ib1-[0-9a-f]{8} = ib-a; roce1-[0-9a-f]{8} = roce-a\.", " ".join(proc.stdout.split()))
+
+
+def test_overlapping_resources_stop_the_role_naming_nodes_and_devices(tmp_path):
+    role_vars = {"k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a"},
+                                                   {"resourceName": "rdma_shared_device_b", "rdma_devices": ["mlx5_1"]}]}
+    proc, out = run_role(tmp_path, {"gpu-7": "roce-gid3", "gpu-8": "roce-gid3", "roce-a": "roce-a"}, role_vars, expect_rc=2)
+    assert ("the shared device plugin resources overlap (a device may be in one resource only; give them disjoint "
+            "link_layers, rdma_devices or split parts, or per node pool lists): on node(s) gpu-7 and 1 more, device "
+            "mlx5_1:1 (ens1f1) is selected by rdma_shared_device_a and rdma_shared_device_b") in " ".join(proc.stdout.split())
+    assert not os.path.exists(out)
+
+
+def test_per_pool_resource_list(tmp_path):
+    """roce-portdown (mlx5_1 DOWN) is a pool of its own; its list gives mlx5_0 to b. Merged with gpu-7's default
+    halves, ens1f0 would be in a (gpu-7) and b (gpu-11): the role refuses, naming both; with gpu-7's own list
+    agreeing (mlx5_0 -> b, mlx5_1 -> a) it renders."""
+    # the pool names are computed (port counts and a hash of the layout); read them from the role's own output
+    proc, _out = run_role(tmp_path / "names", {"gpu-11": "roce-portdown", "gpu-7": "roce-gid3"}, {})
+    text = " ".join(proc.stdout.split())
+    name = re.search(r"(roce2-[0-9a-f]{8}) = gpu-11", text).group(1)
+    gpu7 = re.search(r"(roce2-[0-9a-f]{8}) = gpu-7", text).group(1)
+    assert name != gpu7
+    swapped = [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "rdma_devices": ["mlx5_1"]},
+               {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 63, "rdma_devices": ["mlx5_0"]}]
+    proc, out = run_role(tmp_path / "bad", {"gpu-7": "roce-gid3", "gpu-11": "roce-portdown"},
+                         {"k8s_rdma_stack_shared_devices_pools": {name: swapped}}, expect_rc=2)
+    text = " ".join(proc.stdout.split())
+    assert "on node(s) gpu-7, device mlx5_0:1 (ens1f0) is selected by rdma_shared_device_a and rdma_shared_device_b" in text
+    proc, out = run_role(tmp_path / "good", {"gpu-7": "roce-gid3", "gpu-11": "roce-portdown"},
+                         {"k8s_rdma_stack_shared_devices_pools": {name: swapped, gpu7: swapped}})
+    config = json.loads(validate_output(out)[0][("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
+    assert [(e["resourceName"], e["selectors"]["ifNames"]) for e in config["configList"]] == [
+        ("rdma_shared_device_a", ["ens1f1"]), ("rdma_shared_device_b", ["ens1f0"])]
 
 
 def test_bad_variables_stop_the_role_before_it_reads_or_writes(tmp_path):
