@@ -3,26 +3,45 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Try malformed inputs and faults on the host-side modules and the roles' variable checks; print the table.
 
-Issue 16's figures, reproducible on any machine (no lab, no root needed but
-for nothing; about ten seconds):
+Issue 16's figures, reproducible on any machine (no lab, no root; well under a minute):
 
 * malformed inputs per module and role: how many were tried, rejected before
-  any change with the parameter named, accepted, and ended in a traceback;
+  any change with the parameter named, accepted (or rejected without the
+  parameter named, or only after a change), and ended in a traceback;
 * faults injected and survived (no traceback, the state left as it was or
   said).
 
 Modules run in this process through their ``main()`` with AnsibleModule's
 exit and fail turned into exceptions (as the unit tests do), on derived
 sysfs trees written to a temporary folder; anything else that escapes is a
-traceback. "Before any change" is checked: no command ran (the command
-runner is a recording test double that fails the case if called) and the
-trees' files (ACS control words, the modules-load.d file) are as before.
+traceback. "Before any change" is checked per module:
+
+* gpudirect, host_state, perftest, rdma_device_facts: no command ran (the
+  command runner is a recording test double that fails the case if called)
+  and the trees' files (ACS control words, the modules-load.d file) are as
+  before;
+* roce_qos: run as Ansible runs the task, its action plugin first (the
+  controller-side check of keys given twice) then the module, on the set-up
+  of its unit tests' ``lab`` fixture (the lab sysfs tree via ``make_tree``
+  and the TEST DOUBLES of
+  tests/unit/plugins/module_utils/qos/qos_test_doubles.py: dcb, ip, ethtool,
+  rdma_cm configfs): no changing command ran, no configfs group was created,
+  every DCB setting, rdma_cm value and file of the tree is as before;
+* rdma_link, sriov_vfs: the set-ups and TEST DOUBLES of their unit tests
+  (KernelLinkDouble; the igb PF with IpLinkDouble and MlxconfigDouble): no
+  command ran (rdma_link), no VF count written, no ``ip link set`` and no
+  ``mlxconfig set`` (sriov_vfs).
+
 Roles: what a role runs before its first task that reads or changes the
 host, on the role's own files - Ansible's argument-spec validation of
 ``meta/argument_specs.yml`` (``ArgumentSpecValidator``, what
 ``validate_argument_spec`` uses), then the role's tasks in order up to the
 first task of another kind, its ``set_fact`` and ``assert`` templated with
-Ansible's templar (see :func:`role_check`).
+Ansible's templar, skipped tasks skipped, the facts reads answered, and the
+controller-side ``rdma.fabric.validation_plan`` check run as its action
+plugin runs it (see :func:`role_check`). The sriov role's ``sriov_firmware``
+is checked by sriov_vfs itself (its module rows), after the role reads its
+boot units, so the role rows do not try it.
 
     cd build/collections/ansible_collections/rdma/fabric
     PYTHONPATH=$PWD/../../.. ../../../../.venv/bin/python tests/hostile/hostile_inputs.py   # or --json
@@ -489,7 +508,6 @@ SRIOV_CASES = [
     ("mac", [dict(PF2, vfs=[{"index": 0, "mac": "53:54:00:00:00:01"}])]),
     ("mac", [dict(PF2, vfs=[{"index": 0, "mac": "52:54:00:10:00:01\n"}])]),
     ("mac", [dict(PF2, vfs=[{"index": 0, "mac": "52:54:00:10:00:01 trust on"}])]),
-    ("mac", [dict(PF2, vfs=[{"index": 0, "mac": "00:00:00:00:00:00"}])]),
     ("link_state", [dict(PF2, vfs=[{"index": 0, "link_state": "up"}])]),
     ("trust", [dict(PF2, vfs=[{"index": 0, "trust": "perhaps"}])]),
     ("vfs", [dict(PF2, vfs="0")]),
@@ -599,8 +617,7 @@ def role_check(role, changes, check_mode=False):
             module = [k for k in task if k.startswith("ansible.builtin.") or k.startswith("rdma.fabric.")]
             module = module[0] if module else None
             scope = dict(variables)
-            templar = Templar(loader=loader, variables=scope)
-            scope.update(dict((k, templar.template(v)) for k, v in (task.get("vars") or {}).items()))
+            scope.update(task.get("vars") or {})  # templated when used, as Ansible does (one may use another)
             templar = Templar(loader=loader, variables=scope)
             when = task.get("when")
             if when is not None and not all(templar.template(trust_as_template("{{ %s }}" % w) if isinstance(w, str) else w)
@@ -749,9 +766,9 @@ ROLE_CASES += [
     ("rdma_validate", "rdma_validate_max_latency_us", {"rdma_validate_max_latency_us": -1.0}),
     ("rdma_validate", "rdma_validate_timeout", {"rdma_validate_timeout": 0}),
     ("rdma_validate", "rdma_validate_neighbours", {"rdma_validate_neighbours": 0}),
-    ("rdma_validate", "rdma_validate_concurrency", {"rdma_validate_concurrency": 0}),
+    ("rdma_validate", "rdma_validate_concurrency", {"rdma_validate_concurrency": -1}),
     ("rdma_validate", "rdma_validate_bw_size", {"rdma_validate_bw_size": 0}),
-    ("rdma_validate", "rdma_validate_results_dir", {"rdma_validate_results_dir": "results"}),
+    ("rdma_validate", "rdma_validate_results_dir", {"rdma_validate_results_dir": "/srv/results\n"}),
     ("rdma_validate", "rdma_validate_device", {"rdma_validate_device": "mlx5_0; reboot"}),
     ("rdma_validate", "rdma_validate_port", {"rdma_validate_port": 256}),
     ("rdma_validate", "rdma_validate_data_ip", {"rdma_validate_data_ip": "$(reboot)"}),
@@ -760,11 +777,12 @@ ROLE_CASES += [
     ("job_env", "job_env_profile_path", {"job_env_profile_path": "/etc/nccl.conf"}),
     ("job_env", "job_env_tc", {"job_env_tc": 300}),
     ("job_env", "job_env_tc", {"job_env_tc": "106; reboot"}),
-    ("job_env", "job_env_gid_index", {"job_env_gid_index": "three"}),
+    # the filters name their own option (gid_index, transports: the variable without job_env_ / job_env_ucx_)
+    ("job_env", "gid_index", {"job_env_gid_index": "three"}),
     ("job_env", "job_env_openmpi_mca", {"job_env_openmpi_mca": {"btl tcp": "self"}}),
     ("job_env", "job_env_openmpi_mca", {"job_env_openmpi_mca": {"pml": "ucx; reboot"}}),
     ("job_env", "job_env_nccl_extra", {"job_env_nccl_extra": {"NCCL_DEBUG": "INFO\nLD_PRELOAD=/tmp/x.so"}}),
-    ("job_env", "job_env_ucx_transports", {"job_env_ucx_transports": "rc; reboot"}),
+    ("job_env", "transports", {"job_env_ucx_transports": "rc; reboot"}),
     ("job_env", "job_env_devices", {"job_env_devices": ["rxe9;x"]}),
     ("job_env", "job_env_nccl_socket_ifname", {"job_env_nccl_socket_ifname": "eth0 eth1"}),
     ("job_env", "job_env_state", {"job_env_state": "gone"}),
@@ -838,8 +856,7 @@ def malformed(tmp):
         lab = QosLab(os.path.join(tmp, "qos-%d" % i))
         before = lab.state()
         outcome, result = lab.run(args)
-        said = result.get("param")
-        named = (said == param if said else param in str(result.get("msg", ""))) and lab.unchanged(before)
+        named = (result.get("param") == param or param in str(result.get("msg", ""))) and lab.unchanged(before)
         outcome = "rejected" if outcome == "failed" else outcome
         count("module roce_qos", outcome, named)
         details.append(("roce_qos", param, outcome, named, str(result.get("msg", ""))[:200]))
@@ -994,6 +1011,68 @@ def _boot(tmp, name, change):
     return code == 1 and ACS_CTRL_LINUX_DEFAULT in words and 0x0011 not in words, "exit %d, nothing cleared" % code
 
 
+def _qos_state(lab):
+    ports, _values, files = lab.state()
+    return ports, lab.cfs.kernel_values("rxe9"), files
+
+
+def _qos_step_fails(tmp, name, fail=None, ip_fails=False, signal_on=None):
+    """The common profile on dcbsim0 with one backend step failing (the doubles' fail switches) or SIGTERM arriving
+    during a dcb change: rolled back, failed, every port, rdma_cm value and sysfs file as before."""
+    lab = QosLab(os.path.join(tmp, name))
+    if fail:
+        lab.ports["dcbsim0"].fail.add(fail)
+    if ip_fails:
+        lab.host.tools["ip"].fail = True
+    previous = signal.getsignal(signal.SIGTERM)
+    if signal_on:
+        dcb = lab.host.tools["dcb"]
+
+        def dcb_then_sigterm(argv):
+            answer = dcb(argv)
+            if signal_on in argv and "show" not in argv and not lab.warnings.count("sent"):
+                lab.warnings.append("sent")
+                os.kill(os.getpid(), signal.SIGTERM)
+            return answer
+        lab.host.tools["dcb"] = dcb_then_sigterm
+    before = _qos_state(lab)
+    try:
+        outcome, result = lab.run(QOS_PROFILE)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    restored = _qos_state(lab) == before and result.get("rollback_failed") == [] and result.get("changed") is False
+    return outcome == "failed" and restored and bool(lab.host.changing_calls()), "%s; rolled back %d" % (
+        str(result.get("msg", ""))[:90], len(result.get("rolled_back") or []))
+
+
+def _qos_lock_held(tmp):
+    """Another process (the boot-time re-apply) holds the QoS lock: the module waits lock_timeout, then fails naming
+    the holder and changes nothing."""
+    lab = QosLab(os.path.join(tmp, "qos-lock"))
+    ready_r, ready_w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the other holder
+        try:
+            with qos_lock.held("rdma-fabric qos-apply", 5, path=lab.lock_path):
+                os.write(ready_w, b"x")
+                os.read(done_r, 1)  # holds the lock until the parent is done (or gone)
+        finally:
+            os._exit(0)
+    try:
+        os.read(ready_r, 1)
+        before = _qos_state(lab)
+        outcome, result = lab.run(dict(QOS_GOOD, lock_timeout=1))
+    finally:
+        os.write(done_w, b"x")
+        os.waitpid(pid, 0)
+        for fd in (ready_r, ready_w, done_r, done_w):
+            os.close(fd)
+    msg = str(result.get("msg", ""))
+    return (outcome == "failed" and "pid %d (rdma-fabric qos-apply, since " % pid in msg and lab.host.calls == []
+            and _qos_state(lab) == before), msg[:110]
+
+
 def faults(tmp):
     cases = [
         ("facts: ETIMEDOUT on port and device attributes", lambda: _facts_with_read_error(tmp, errno.ETIMEDOUT)),
@@ -1011,6 +1090,12 @@ def faults(tmp):
         ("gpudirect: modprobe cannot be started (EACCES)", lambda: _exec_failure(tmp)),
         ("gpudirect boot: bus renumbered", lambda: _boot(tmp, "renum", "renumbered")),
         ("gpudirect boot: a GPU swapped (other serial number)", lambda: _boot(tmp, "swap", "swapped")),
+        ("roce_qos: dcb ets fails at step 3 of 6", lambda: _qos_step_fails(tmp, "qos-ets", fail="ets")),
+        ("roce_qos: dcb pfc fails", lambda: _qos_step_fails(tmp, "qos-pfc", fail="pfc")),
+        ("roce_qos: dcb app fails (the first step)", lambda: _qos_step_fails(tmp, "qos-app", fail="app")),
+        ("roce_qos: ip link set mtu fails (after the DCB and configfs steps)", lambda: _qos_step_fails(tmp, "qos-mtu", ip_fails=True)),
+        ("roce_qos: SIGTERM during the dcb pfc change", lambda: _qos_step_fails(tmp, "qos-term", signal_on="pfc")),
+        ("roce_qos: the QoS lock held by another process (rdma-fabric qos-apply)", lambda: _qos_lock_held(tmp)),
     ]
     out = []
     for what, case in cases:
