@@ -259,6 +259,8 @@ def check_firmware(entries, param="firmware"):
         num = entry["num_vfs"]
         if isinstance(num, bool) or not isinstance(num, int) or not 0 <= num <= 127:
             raise SriovError("%s (%s): num_vfs must be 0-127, got %r" % (where, device, num))
+        if any(e["device"] == device for e in out):
+            raise SriovError("%s: device %s is given twice; give each device once" % (where, device))
         out.append({"device": device, "num_vfs": num})
     return out
 

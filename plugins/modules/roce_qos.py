@@ -220,7 +220,7 @@ options:
     description:
       - Seconds to wait for the host's QoS lock (C(/run/rdma-fabric/qos.lock)) while another run holds it (the
         boot-time re-apply, or another task). When it runs out the task fails, changing nothing, and the error
-        names the holder (pid, what, since when).
+        names the holder (pid, what, since when). V(0) does not wait; a negative value is an error.
       - In check mode a lock that cannot be created (no write access to C(/run)) only warns.
     type: int
     default: 120
@@ -476,6 +476,8 @@ def main():
     params = module.params
     qos = None
     try:
+        if params["lock_timeout"] < 0:
+            raise ValidationError("lock_timeout", "%d is negative; allowed: 0 or more seconds (0: do not wait)" % params["lock_timeout"])
         tree, jobs = engine.plan_call(params)
         with lock.held("roce_qos (Ansible)", params["lock_timeout"], required=not module.check_mode, warn=module.warn):
             qos = QosRun(CommandRunner(module), tree, jobs, check_mode=module.check_mode)

@@ -24,7 +24,7 @@ import ipaddress
 import itertools
 import math
 
-from ansible_collections.rdma.fabric.plugins.module_utils.perftest import TESTS
+from ansible_collections.rdma.fabric.plugins.module_utils.perftest import TESTS, PerftestError, check_name
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import port_kind
 
 TOPOLOGIES = ("ring", "all_pairs")
@@ -235,9 +235,12 @@ def check_host_vars(host, values):
     """Errors in one host's rdma_validate_{device,port,data_ip,switch} (``values`` keyed by those suffixes)."""
     errors = []
     device = values.get("device")
-    if device is not None and (not isinstance(device, str) or "\x00" in device or "/" in device or "\n" in device):
-        errors.append("rdma_validate_device of host %s: %r is not allowed; allowed: an RDMA device name such as mlx5_0, "
-                      "or empty" % (host, device))
+    if device not in (None, ""):
+        try:
+            check_name("device", device)  # perftest's rule: the name goes to its -d
+        except PerftestError:
+            errors.append("rdma_validate_device of host %s: %r is not allowed; allowed: an RDMA device name such as "
+                          "mlx5_0 (letters, digits and _ . : -), or empty" % (host, device))
     port = values.get("port")
     if port is not None and port != "":
         try:

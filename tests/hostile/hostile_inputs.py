@@ -3,26 +3,45 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Try malformed inputs and faults on the host-side modules and the roles' variable checks; print the table.
 
-Issue 16's figures, reproducible on any machine (no lab, no root needed but
-for nothing; about ten seconds):
+Issue 16's figures, reproducible on any machine (no lab, no root; well under a minute):
 
 * malformed inputs per module and role: how many were tried, rejected before
-  any change with the parameter named, accepted, and ended in a traceback;
+  any change with the parameter named, accepted (or rejected without the
+  parameter named, or only after a change), and ended in a traceback;
 * faults injected and survived (no traceback, the state left as it was or
   said).
 
 Modules run in this process through their ``main()`` with AnsibleModule's
 exit and fail turned into exceptions (as the unit tests do), on derived
 sysfs trees written to a temporary folder; anything else that escapes is a
-traceback. "Before any change" is checked: no command ran (the command
-runner is a recording test double that fails the case if called) and the
-trees' files (ACS control words, the modules-load.d file) are as before.
+traceback. "Before any change" is checked per module:
+
+* gpudirect, host_state, perftest, rdma_device_facts: no command ran (the
+  command runner is a recording test double that fails the case if called)
+  and the trees' files (ACS control words, the modules-load.d file) are as
+  before;
+* roce_qos: run as Ansible runs the task, its action plugin first (the
+  controller-side check of keys given twice) then the module, on the set-up
+  of its unit tests' ``lab`` fixture (the lab sysfs tree via ``make_tree``
+  and the TEST DOUBLES of
+  tests/unit/plugins/module_utils/qos/qos_test_doubles.py: dcb, ip, ethtool,
+  rdma_cm configfs): no changing command ran, no configfs group was created,
+  every DCB setting, rdma_cm value and file of the tree is as before;
+* rdma_link, sriov_vfs: the set-ups and TEST DOUBLES of their unit tests
+  (KernelLinkDouble; the igb PF with IpLinkDouble and MlxconfigDouble): no
+  command ran (rdma_link), no VF count written, no ``ip link set`` and no
+  ``mlxconfig set`` (sriov_vfs).
+
 Roles: what a role runs before its first task that reads or changes the
 host, on the role's own files - Ansible's argument-spec validation of
 ``meta/argument_specs.yml`` (``ArgumentSpecValidator``, what
 ``validate_argument_spec`` uses), then the role's tasks in order up to the
 first task of another kind, its ``set_fact`` and ``assert`` templated with
-Ansible's templar (see :func:`role_check`).
+Ansible's templar, skipped tasks skipped, the facts reads answered, and the
+controller-side ``rdma.fabric.validation_plan`` check run as its action
+plugin runs it (see :func:`role_check`). The sriov role's ``sriov_firmware``
+is checked by sriov_vfs itself (its module rows), after the role reads its
+boot units, so the role rows do not try it.
 
     cd build/collections/ansible_collections/rdma/fabric
     PYTHONPATH=$PWD/../../.. ../../../../.venv/bin/python tests/hostile/hostile_inputs.py   # or --json
@@ -34,8 +53,10 @@ __metaclass__ = type
 
 import errno
 import importlib
+import importlib.util
 import json
 import os
+import pathlib
 import shutil
 import signal
 import struct
@@ -64,6 +85,28 @@ from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (  
     set_acs_control,
 )
 from ansible_collections.rdma.fabric.tests.unit.fixtures.read_faults import KernelRefusals  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.action.roce_qos import ActionModule as RoceQosAction  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs as qos_configfs, lock as qos_lock  # noqa: E402
+from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (  # noqa: E402
+    DcbPort,
+    FakeDcbTool,
+    FakeEthtool,
+    FakeHost,
+    FakeIpLink,
+    FakeRdmaCmConfigfs,
+    make_tree,
+)
+from ansible_collections.rdma.fabric.tests.unit.plugins.modules.test_rdma_link_module import KernelLinkDouble  # noqa: E402
+from ansible_collections.rdma.fabric.tests.unit.plugins.modules.test_sriov_vfs import IpLinkDouble, MlxconfigDouble, make_pf  # noqa: E402
+
+
+def _materialise_sysfs_trees():
+    """The sysfs fixture folders from their manifests (what tests/unit/conftest.py does before the unit tests)."""
+    path = os.path.join(SYSFS, "trees.py")
+    spec = importlib.util.spec_from_file_location("rdma_fabric_sysfs_trees", path)
+    trees = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trees)
+    trees.materialise_all()
 
 
 class _Exit(Exception):
@@ -114,8 +157,11 @@ class Commands(object):
         return 0, "", ""
 
 
-def run_module(name, args, commands=None, bin_path=None):
-    """(outcome, result): outcome ok | failed | traceback. ``commands=False``: AnsibleModule's own run_command."""
+def run_module(name, args, commands=None, bin_path=None, install=None):
+    """(outcome, result): outcome ok | failed | traceback. ``commands=False``: AnsibleModule's own run_command.
+
+    ``install(patches)``: further test doubles to put in place for this run (undone afterwards).
+    """
     module = importlib.import_module("ansible_collections.rdma.fabric.plugins.modules." + name)
     patches = Patches()
 
@@ -132,6 +178,8 @@ def run_module(name, args, commands=None, bin_path=None):
         patches.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kwargs: commands(argv, **kwargs))
     patches.setattr(basic.AnsibleModule, "get_bin_path",
                     lambda self, tool, required=False, opt_dirs=None: bin_path or "/usr/sbin/" + tool)
+    if install is not None:
+        install(patches)
     try:
         with patch_module_args(args):
             module.main()
@@ -206,6 +254,276 @@ def gpudirect_cases(tmp):
     return builder, cases
 
 
+# --------------------------------------------------------------------------
+# roce_qos: the set-up of tests/unit/plugins/modules/test_roce_qos.py (its ``lab`` fixture), without pytest
+# --------------------------------------------------------------------------
+class QosLab(object):
+    """The lab sysfs (rxe9 on dcbsim0 with DCB, rxe0 on virtio eth1 without) and the TEST DOUBLES of
+    tests/unit/plugins/module_utils/qos/qos_test_doubles.py: FakeDcbTool, FakeIpLink, FakeEthtool,
+    FakeRdmaCmConfigfs, routed by FakeHost, which logs every command."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.sysfs = make_tree(folder, "lab_rxe_dcbsim_virtio")
+        self.cfs = FakeRdmaCmConfigfs()
+        self.ports = {"dcbsim0": DcbPort(), "eth1": DcbPort(supported=False)}
+        self.host = FakeHost({"dcb": FakeDcbTool(self.ports), "ip": FakeIpLink(self.sysfs), "ethtool": FakeEthtool()})
+        self.lock_path = os.path.join(folder, "run", "qos.lock")
+        self.warnings = []
+
+    def install(self, patches):
+        host = self.host
+        patches.setattr(qos_configfs, "_mkdir", self.cfs.mkdir)
+        patches.setattr(qos_configfs, "_rmdir", self.cfs.rmdir)
+        patches.setattr(qos_lock, "LOCK_PATH", self.lock_path)
+        patches.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kwargs: host.run_command(argv, **kwargs))
+        patches.setattr(basic.AnsibleModule, "get_bin_path",
+                        lambda self, name, required=False, opt_dirs=None: host.get_bin_path(name))
+        warnings = self.warnings
+        patches.setattr(basic.AnsibleModule, "warn", lambda self, msg: warnings.append(msg))
+
+    def state(self):
+        """What a change could touch: the DCB ports, the rdma_cm values, every file of the tree."""
+        files = {}
+        for dirpath, dirnames, filenames in os.walk(self.sysfs):
+            for name in filenames:
+                path = os.path.join(dirpath, name)
+                if not os.path.islink(path):
+                    with open(path, "rb") as handle:
+                        files[path] = handle.read()
+        ports = dict((n, (p.pfc_en, list(p.apps), list(p.prio_tc), list(p.tc_tsa), list(p.tc_tx_bw)))
+                     for n, p in self.ports.items())
+        return ports, dict(self.cfs.values), files
+
+    def run(self, args):
+        """The task as Ansible runs it: the action plugin (its controller-side check), then the module."""
+        args = dict(args)
+        args.setdefault("sysfs_path", self.sysfs)
+        action = _action(RoceQosAction, args, lambda module_args: run_module("roce_qos", module_args, install=self.install))
+        return action
+
+    def unchanged(self, before):
+        return self.host.changing_calls() == [] and self.cfs.mkdirs == [] and self.state() == before
+
+
+class _Shell(object):
+    tmpdir = "remote-tmp"  # set: the action plugin makes no temporary folder
+
+
+class _Connection(object):
+    _shell = _Shell()
+
+
+class _Task(object):
+    def __init__(self, args):
+        self.args = args
+        self.action = "rdma.fabric.roce_qos"
+        self.async_val = 0
+        self.check_mode = bool(args.get("_ansible_check_mode"))
+
+
+def _action(plugin, args, execute):
+    """Run an action plugin's ``run`` with the module call answered in this process: (outcome, result)."""
+    action = plugin(_Task(args), _Connection(), None, None, None)
+    ran = []
+
+    def execute_module(module_name=None, module_args=None, task_vars=None, **kwargs):
+        outcome, result = execute(module_args)
+        ran.append(outcome)
+        if outcome == "failed":
+            result = dict(result, failed=True)
+        return result
+    action._execute_module = execute_module
+    try:
+        result = action.run(task_vars={})
+    except BaseException:  # pylint: disable=broad-except
+        return "traceback", {"msg": traceback.format_exc(limit=3)}
+    if ran and ran[0] == "traceback":
+        return "traceback", result
+    return ("failed" if result.get("failed") else "ok"), result
+
+
+QOS_GOOD = dict(netdev="dcbsim0", trust="dscp", pfc=[3], dscp2prio={"26": 3, "48": 6}, roce_tos=106, mtu=9000)
+QOS_PROFILE = dict(netdev="dcbsim0", trust="dscp", pfc=[3], dscp2prio={"26": 3, "48": 6}, prio_tc={"3": 3, "6": 6},
+                   ets=[{"tc": 0, "tsa": "ets", "bw": 50}, {"tc": 3, "tsa": "ets", "bw": 50}],
+                   roce_tos=106, roce_mode="v2", mtu=9000, pause=False)
+NAN = float("nan")
+
+
+def roce_qos_cases(tmp):
+    """Malformed roce_qos calls, each with changes to make on the good parts; (parameter, arguments)."""
+    copy = os.path.join(tmp, "sys-copy")
+    good = dict(QOS_GOOD)
+    return [
+        # the mlnx_qos / NicConfigurationTemplate forms that read two ways or are wrong
+        ("pfc", dict(good, pfc="0,0,0,1")),                      # flags cut short, or priorities 0 and 1 twice
+        ("pfc", dict(good, pfc=[0, 0, 0, 2, 0, 0, 0, 0])),       # flags with a typo
+        ("pfc", dict(good, pfc="0,0,0,1,0,0,0,0,0")),            # 9 flags
+        ("pfc", dict(good, pfc={"3": True})),                    # a mapping
+        ("pfc", dict(good, pfc="3;reboot")),
+        ("pfc", dict(good, pfc=[9])),
+        ("pfc", dict(good, pfc=[NAN])),
+        ("pfc", dict(good, pfc=[True])),
+        ("prio_tc", dict(good, prio_tc="0,0,0,3,0,0,6,0")),     # mlnx_qos --prio_tc text: the list form is wanted
+        ("prio_tc", dict(good, prio_tc=[0, 0, 0, 3])),
+        ("prio_tc", dict(good, prio_tc={"8": 1})),
+        ("prio_tc", dict(good, prio_tc={"3": 3, "03": 4})),       # two keys, one meaning
+        ("ets", dict(good, ets="50,0,0,50,0,0,0,0")),            # mlnx_qos --tcbw text
+        ("ets", dict(good, ets=[{"tc": 0, "tsa": "ets", "bw": 60}, {"tc": 3, "tsa": "ets", "bw": 60}])),
+        ("ets", dict(good, ets=[{"tc": 0, "tsa": "strict", "bw": 5}])),
+        ("ets", dict(good, ets=[{"tc": 8, "tsa": "ets", "bw": 100}])),
+        ("ets", dict(good, ets=[{"tc": 0, "tsa": "ets", "bw": 50}, {"tc": 0, "tsa": "ets", "bw": 50}])),
+        ("ets", dict(good, ets=[{"tc": 3, "tsa": "ets"}])),
+        ("ets", dict(good, ets=[{"tc": 3, "tsa": "ets", "bw": 60}])),  # with the classes not listed: sums to 60
+        ("ets", dict(good, ets=[{"tc": 3, "tsa": "ets", "bw": NAN}])),
+        ("dscp2prio", dict(good, dscp2prio={"64": 1})),
+        ("dscp2prio", dict(good, dscp2prio={"26": NAN})),
+        ("dscp2prio", dict(good, dscp2prio={26: 3, "26": 5})),   # two keys, one meaning
+        ("dscp2prio", dict(good, dscp2prio={"26": 3, " 26": 5})),
+        ("dscp2prio", dict(good, trust="pcp")),
+        ("trust", dict(good, trust="TRUST_DSCP")),               # NicConfigurationTemplate's spelling
+        ("roce_tos", dict(good, roce_tos=300)),
+        ("roce_tos", dict(good, roce_tos=-1)),
+        ("roce_tos", dict(good, roce_tos=NAN)),
+        ("tos", dict(good, tos=96)),
+        ("roce_mode", dict(good, roce_mode="v3")),
+        ("roce_mode", dict(good, roce_mode="RoCE v3")),
+        ("roce_mode", dict(good, roce_mode=True)),
+        ("mtu", dict(good, mtu=20)),
+        ("mtu", dict(good, mtu=65536)),
+        ("mtu", dict(good, mtu=NAN)),
+        ("ecn", dict(good, ecn={"np": [3], "xp": [3]})),
+        ("ecn", dict(good, ecn={"np": [8]})),
+        ("cnp", dict(good, cnp={"dscp": 64})),
+        ("cnp", dict(good, cnp={"priority": NAN})),
+        ("pause", dict(good, pause="sometimes")),
+        ("backend", dict(good, backend="lldptool")),
+        ("on_unsupported", dict(good, on_unsupported="ignore")),
+        ("netdev", dict(good, netdev="dcbsim0; reboot")),
+        ("netdev", dict(good, netdev="$(reboot)")),
+        ("netdev", dict(good, netdev="dcbsim0\n")),
+        ("netdev", dict(good, netdev="dcbsim0\0")),
+        ("netdev", dict(good, netdev="..")),
+        ("netdev", dict(good, netdev="dcbsim0dcbsim0dcb")),       # 17 characters
+        ("netdev", dict(good, netdev="eth42")),
+        ("device", dict(good, netdev=None, device="rxe9`id`")),
+        ("device", dict(good, netdev=None, device="rxe9\n")),
+        ("device", dict(good, netdev=None, device="rxe42")),
+        ("device", dict(good, device="rxe0")),                    # netdev and device name different ports
+        ("port", dict(good, netdev=None, device="rxe9", port=2)),
+        ("port", dict(good, netdev=None, device="rxe9", port=0)),
+        # the list form: a bad entry among good ones -> nothing applied to the good ones either
+        ("ports[1].pfc", {"ports": [dict(good), {"netdev": "eth1", "pfc": [9]}]}),
+        ("ports[1].netdev", {"ports": [dict(good), {"netdev": "eth1;reboot", "roce_tos": 96}]}),
+        ("ports[1].netdev", {"ports": [dict(good), {"netdev": "eth42", "roce_tos": 96}]}),
+        ("ports[1]", {"ports": [dict(good), {"netdev": "eth1", "roce_tos": 96, "colour": "red"}]}),
+        ("ports[1].prio_tc", {"ports": [dict(good), {"netdev": "eth1", "prio_tc": {3: 3, "03": 4}}]}),
+        ("ports[1]", {"ports": [dict(good), dict(good)]}),                      # the same port twice
+        ("ports[1]", {"ports": [dict(good), {"device": "rxe9", "port": 1, "roce_tos": 96}]}),  # by device too
+        ("ports", {"ports": [dict(good), "eth1"]}),
+        ("ports", {"netdev": "dcbsim0", "ports": [dict(good)]}),
+        ("pfc", {"pfc": "0,0,0,1", "ports": [dict(good, pfc=None), {"netdev": "eth1", "roce_tos": 96}]}),
+        # where the module reads and writes
+        ("sysfs_path", dict(good, sysfs_path="/sys\n")),
+        ("sysfs_path", dict(good, sysfs_path="sys")),
+        ("sysfs_path", dict(good, sysfs_path=os.path.join(copy, "class", "net"))),
+        # reads and configfs/ECN writes redirected to a copy of the tree, while dcb and ip change this host
+        ("sysfs_path", dict(good, sysfs_path=copy)),
+        ("lock_timeout", dict(good, lock_timeout=-1)),
+        ("lock_timeout", dict(good, lock_timeout=NAN)),
+    ], copy
+
+
+# --------------------------------------------------------------------------
+# rdma_link and sriov_vfs: the set-ups of their unit tests (test_rdma_link_module.py, test_sriov_vfs.py)
+# --------------------------------------------------------------------------
+def link_host(folder):
+    """A copy of derived_rxe (rxe0 on ens160, rdma_rxe loaded) with a second netdev eth1, and the TEST DOUBLE
+    KernelLinkDouble (rdma link, modprobe, modinfo acting on the copy)."""
+    root = os.path.join(folder, "root")
+    shutil.copytree(os.path.join(SYSFS, "derived_rxe"), root, symlinks=True)
+    sysfs = os.path.join(root, "sys")
+    os.makedirs(os.path.join(sysfs, "class", "net", "eth1"))
+    with open(os.path.join(sysfs, "class", "net", "eth1", "address"), "w") as handle:
+        handle.write("52:54:00:00:02:01\n")
+    os.makedirs(os.path.join(sysfs, "module", "rdma_rxe"), exist_ok=True)
+    return sysfs, KernelLinkDouble(sysfs)
+
+
+RDMA_LINK_CASES = [
+    ("name", {"name": "rxe9;reboot", "netdev": "eth1"}),
+    ("name", {"name": "rxe9\n", "netdev": "eth1"}),
+    ("name", {"name": "rxe9\0", "netdev": "eth1"}),
+    ("name", {"name": "", "netdev": "eth1"}),
+    ("name", {"name": "r" * 64, "netdev": "eth1"}),
+    ("name", {"name": "../rxe9", "netdev": "eth1"}),
+    ("netdev", {"name": "rxe9", "netdev": "eth1;reboot"}),
+    ("netdev", {"name": "rxe9", "netdev": "eth1\n"}),
+    ("netdev", {"name": "rxe9", "netdev": "-eth1"}),
+    ("netdev", {"name": "rxe9", "netdev": "eth1eth1eth1eth1"}),
+    ("netdev", {"name": "rxe9", "netdev": "nosuch0"}),
+    ("netdev", {"name": "rxe9"}),
+    ("type", {"name": "rxe9", "netdev": "eth1", "type": "roce"}),
+    ("state", {"name": "rxe9", "netdev": "eth1", "state": "up"}),
+    ("links", {"links": [{"name": "rxe9", "netdev": "eth1"}, {"name": "rxe9", "netdev": "ens160"}]}),
+    ("links", {"links": "rxe9"}),
+    ("name", {"links": [{"name": "rxe9", "netdev": "eth1"}, {"name": "bad name", "netdev": "ens160"}]}),
+    ("netdev", {"links": [{"name": "rxe9", "netdev": "eth1"}, {"name": "siw9", "type": "siw", "netdev": "eth1\nx"}]}),
+    ("name", {"links": [{"name": "rxe9", "netdev": "eth1"}, {"netdev": "ens160"}]}),
+    ("links", {"name": "rxe9", "netdev": "eth1", "links": [{"name": "siw9", "netdev": "eth1"}]}),
+    ("sysfs_path", {"name": "rxe9", "netdev": "eth1", "sysfs_path": "/sys\0"}),
+    ("sysfs_path", {"name": "rxe9", "netdev": "eth1", "sysfs_path": "sys"}),
+]
+
+
+def sriov_host(folder):
+    """The igb PF of test_sriov_vfs.py (eth2, sriov_totalvfs 7) and its TEST DOUBLES IpLinkDouble and MlxconfigDouble."""
+    root = pathlib.Path(folder) / "sys"
+    make_pf(root)
+    ip, mlx = IpLinkDouble(str(root)), MlxconfigDouble()
+
+    def install(patches):
+        patches.setattr(basic.AnsibleModule, "run_command",
+                        lambda self, argv, **kw: (mlx if "mlxconfig" in argv[0] else ip).run_command(argv, **kw))
+    return str(root), ip, mlx, install
+
+
+PF2 = {"netdev": "eth2", "numvfs": 2}
+SRIOV_CASES = [
+    ("numvfs", [dict(PF2, numvfs=8)]),
+    ("numvfs", [dict(PF2, numvfs=-1)]),
+    ("numvfs", [dict(PF2, numvfs=NAN)]),
+    ("numvfs", [dict(PF2, numvfs="2; reboot")]),
+    ("numvfs", [{"netdev": "eth2"}]),
+    ("netdev", [dict(PF2, netdev="eth2;x")]),
+    ("netdev", [dict(PF2, netdev="eth2\n")]),
+    ("netdev", [dict(PF2, netdev="eth2\0")]),
+    ("netdev", [dict(PF2, netdev="nosuch0")]),
+    ("netdev", [dict(PF2), dict(PF2)]),
+    ("netdev", [dict(PF2), dict(PF2, netdev="nosuch0", numvfs=1)]),   # a bad PF among good ones: nothing applied
+    ("state", [dict(PF2, state="gone")]),
+    ("index", [dict(PF2, vfs=[{"index": 2}])]),
+    ("index", [dict(PF2, vfs=[{"index": -1}])]),
+    ("index", [dict(PF2, vfs=[{"index": 0}, {"index": 0}])]),
+    ("mac", [dict(PF2, vfs=[{"index": 0, "mac": "53:54:00:00:00:01"}])]),
+    ("mac", [dict(PF2, vfs=[{"index": 0, "mac": "52:54:00:10:00:01\n"}])]),
+    ("mac", [dict(PF2, vfs=[{"index": 0, "mac": "52:54:00:10:00:01 trust on"}])]),
+    ("link_state", [dict(PF2, vfs=[{"index": 0, "link_state": "up"}])]),
+    ("trust", [dict(PF2, vfs=[{"index": 0, "trust": "perhaps"}])]),
+    ("vfs", [dict(PF2, vfs="0")]),
+]
+SRIOV_FIRMWARE_CASES = [
+    ("device", {"firmware": [{"device": "mlx5_0; reboot", "num_vfs": 4}], "firmware_apply": True}),
+    ("device", {"firmware": [{"device": "0000:3b:00.0\n", "num_vfs": 4}], "firmware_apply": True}),
+    ("num_vfs", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": -1}], "firmware_apply": True}),
+    ("num_vfs", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": 100000}], "firmware_apply": True}),
+    ("num_vfs", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": NAN}], "firmware_apply": True}),
+    ("firmware_apply", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": 4}], "firmware_apply": "perhaps"}),
+    ("device", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": 4}, {"device": "0000:3b:00.0", "num_vfs": 8}],
+                "firmware_apply": True}),
+]
+
+
 def role_spec(role):
     with open(os.path.join(ROOT, "roles", role, "meta", "argument_specs.yml")) as handle:
         return yaml.safe_load(handle)["argument_specs"]["main"]["options"]
@@ -220,7 +538,36 @@ FACTS = {"os_family": "Debian", "distribution": "Debian", "distribution_version"
          "distribution_release": "bookworm", "architecture": "x86_64", "kernel": "6.1.0-18-amd64"}
 # Modules a role's checks may use before its first task that reads or changes the host.
 CHECK_MODULES = ("ansible.builtin.assert", "ansible.builtin.set_fact", "ansible.builtin.setup", "ansible.builtin.include_vars",
-                 "ansible.builtin.include_tasks")
+                 "ansible.builtin.include_tasks", "rdma.fabric.rdma_device_facts", "rdma.fabric.validation_plan")
+_ROLE_RDMA_FACTS = []
+
+
+def role_rdma_facts():
+    """The RDMA facts a role's facts read gets here: those of the roce_qos lab tree (dcbsim0 with DCB, virtio eth1)."""
+    if not _ROLE_RDMA_FACTS:
+        folder = tempfile.mkdtemp(prefix="rdma-fabric-hostile-facts-")
+        try:
+            _ROLE_RDMA_FACTS.append(gather_rdma_facts(make_tree(folder, "lab_rxe_dcbsim_virtio")))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    return _ROLE_RDMA_FACTS[0]
+
+
+def _validation_plan_check(args, variables):
+    """rdma.fabric.validation_plan with check_only, as its action plugin runs it on the controller (ControllerAction:
+    its argument spec, then make_plan), this host's rdma_validate_* host variables taken from the role's variables."""
+    from ansible_collections.rdma.fabric.plugins.action.validation_plan import HOST_VAR_PREFIX, make_plan
+    from ansible_collections.rdma.fabric.plugins.modules.validation_plan import ARGUMENT_SPEC
+    from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
+    result = ArgumentSpecValidator(ARGUMENT_SPEC).validate(args)
+    if result.error_messages:
+        return ["rdma.fabric.validation_plan: %s" % e for e in result.error_messages]
+    values = dict((name, variables.get(HOST_VAR_PREFIX + name)) for name in fv.HOST_VARS)
+    try:
+        make_plan(result.validated_parameters, dict((host, values) for host in result.validated_parameters["hosts"]))
+    except (fv.ValidateError, ValueError) as exc:
+        return ["rdma.fabric.validation_plan: %s" % exc]
+    return []
 
 
 def _collection_loader():
@@ -259,28 +606,38 @@ def role_check(role, changes, check_mode=False):
     loader = DataLoader()
     base = os.path.join(ROOT, "roles", role)
     variables = loader.load_from_file(os.path.join(base, "defaults", "main.yml"), trusted_as_template=True)
-    variables.update(loader.load_from_file(os.path.join(base, "vars", "main.yml"), trusted_as_template=True))
+    if os.path.exists(os.path.join(base, "vars", "main.yml")):
+        variables.update(loader.load_from_file(os.path.join(base, "vars", "main.yml"), trusted_as_template=True))
     variables.update(dict((k, trust_as_template(v) if isinstance(v, str) else v) for k, v in changes.items()))
-    variables.update(ansible_facts=FACTS, ansible_check_mode=check_mode, inventory_hostname="node1", role_path=base)
+    variables.update(ansible_facts=dict(FACTS, rdma=role_rdma_facts()), ansible_check_mode=check_mode, inventory_hostname="node1",
+                     role_path=base, ansible_play_hosts_all=["node1"])
 
     def run(tasks_file):
         for task in loader.load_from_file(os.path.join(base, "tasks", tasks_file), trusted_as_template=True) or []:
             module = [k for k in task if k.startswith("ansible.builtin.") or k.startswith("rdma.fabric.")]
             module = module[0] if module else None
-            if module not in CHECK_MODULES:
-                return []  # the first task that reads or changes the host: every check has passed
             scope = dict(variables)
-            templar = Templar(loader=loader, variables=scope)
-            scope.update(dict((k, templar.template(v)) for k, v in (task.get("vars") or {}).items()))
+            scope.update(task.get("vars") or {})  # templated when used, as Ansible does (one may use another)
             templar = Templar(loader=loader, variables=scope)
             when = task.get("when")
-            if when is not None and not all(templar.template(trust_as_template("{{ %s }}" % w))
+            if when is not None and not all(templar.template(trust_as_template("{{ %s }}" % w) if isinstance(w, str) else w)
                                             for w in (when if isinstance(when, list) else [when])):
-                continue
+                continue  # a skipped task neither reads nor changes the host
+            if module not in CHECK_MODULES:
+                return []  # the first task that reads or changes the host: every check has passed
             args = task[module]
+            if module == "rdma.fabric.rdma_device_facts":
+                continue  # answered: ansible_facts.rdma holds the facts of a RoCE lab host
+            if module == "rdma.fabric.validation_plan":
+                errors = _validation_plan_check(templar.template(args), scope)
+                if errors:
+                    return errors
+                continue
             if module == "ansible.builtin.include_vars":
                 variables.update(loader.load_from_file(os.path.join(base, "vars", "Debian.yml"), trusted_as_template=True))
             elif module == "ansible.builtin.include_tasks":
+                if task.get("loop") is not None:
+                    return []  # steps that prepare and read each host (rdma_validate): the checks are behind us
                 found = run(args if isinstance(args, str) else args["file"])
                 if found is None or found:
                     return found
@@ -358,6 +715,103 @@ ROLE_CASES = [
     ("soft_roce", "soft_roce_state", {"soft_roce_state": "gone"}),
     ("soft_roce", "soft_roce_persist", {"soft_roce_persist": "perhaps"}),
 ]
+# lossless_ethernet: its ports named (the facts read is skipped; the checks run on the facts of the roce_qos lab tree).
+LE = {"lossless_ethernet_ports": [{"netdev": "dcbsim0"}]}
+ROLE_CASES += [
+    ("lossless_ethernet", "lossless_ethernet_pfc", dict(LE, lossless_ethernet_pfc="0,0,0,1")),
+    ("lossless_ethernet", "lossless_ethernet_pfc", dict(LE, lossless_ethernet_pfc=[9])),
+    ("lossless_ethernet", "lossless_ethernet_pfc", dict(LE, lossless_ethernet_pfc=[float("nan")])),
+    ("lossless_ethernet", "lossless_ethernet_dscp2prio", dict(LE, lossless_ethernet_dscp2prio={26: 3, "26": 5})),
+    ("lossless_ethernet", "lossless_ethernet_dscp2prio", dict(LE, lossless_ethernet_dscp2prio={64: 3})),
+    ("lossless_ethernet", "lossless_ethernet_trust", dict(LE, lossless_ethernet_trust="TRUST_DSCP")),
+    ("lossless_ethernet", "lossless_ethernet_roce_tos", dict(LE, lossless_ethernet_roce_tos=300)),
+    ("lossless_ethernet", "lossless_ethernet_roce_mode", dict(LE, lossless_ethernet_roce_mode="v3")),
+    ("lossless_ethernet", "lossless_ethernet_mtu", dict(LE, lossless_ethernet_mtu=20)),
+    ("lossless_ethernet", "lossless_ethernet_ets", dict(LE, lossless_ethernet_ets=[{"tc": 0, "tsa": "ets", "bw": 60},
+                                                                                   {"tc": 3, "tsa": "ets", "bw": 60}])),
+    ("lossless_ethernet", "lossless_ethernet_cnp", dict(LE, lossless_ethernet_cnp={"dscp": 64})),
+    ("lossless_ethernet", "lossless_ethernet_backend", dict(LE, lossless_ethernet_backend="lldptool")),
+    ("lossless_ethernet", "lossless_ethernet_state", dict(LE, lossless_ethernet_state="gone")),
+    ("lossless_ethernet", "lossless_ethernet_openibd", dict(LE, lossless_ethernet_openibd="sometimes")),
+    ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0; reboot"}]}),
+    ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0\n"}]}),
+    ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0"}, {"netdev": "eth42"}]}),
+    ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0"}, {"netdev": "dcbsim0"}]}),
+    ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0", "colour": "red"}]}),
+    ("lossless_ethernet", "lossless_ethernet_port_settings", dict(LE, lossless_ethernet_port_settings={"dcbsim0": {"pfc": [9]}})),
+    ("lossless_ethernet", "lossless_ethernet_port_settings", dict(LE, lossless_ethernet_port_settings={"dcbsim0": "pfc=3"})),
+    ("k8s_rdma_stack", "k8s_rdma_stack_method", {"k8s_rdma_stack_method": "helm"}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_namespace", {"k8s_rdma_stack_namespace": "Kube System"}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_namespace", {"k8s_rdma_stack_namespace": "kube-system\n"}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_rdma_shared_dev_plugin_version", {"k8s_rdma_stack_rdma_shared_dev_plugin_version": "v1.5.3\n"}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_multus_image", {"k8s_rdma_stack_multus_image": "ghcr.io/x/multus cni"}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_shared_devices",
+     {"k8s_rdma_stack_shared_devices": [{"resourceName": "rdma shared", "rdmaHcaMax": 63}]}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_shared_devices",
+     {"k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": -1}]}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_wait_timeout", {"k8s_rdma_stack_wait_timeout": -5}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_nccl_tc", {"k8s_rdma_stack_nccl_tc": 300}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_nccl_gid_index", {"k8s_rdma_stack_nccl_gid_index": "three"}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_node_label_prefix", {"k8s_rdma_stack_node_label_prefix": "rdma fabric"}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_nccl_extra_env", {"k8s_rdma_stack_nccl_extra_env": {"NCCL IB HCA": "mlx5_0"}}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_image_pull_secrets", {"k8s_rdma_stack_image_pull_secrets": ["Bad_Secret"]}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_output_dir", {"k8s_rdma_stack_output_dir": "manifests\n"}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_image_pull_policy", {"k8s_rdma_stack_image_pull_policy": "always"}),
+    ("rdma_validate", "rdma_validate_topology", {"rdma_validate_topology": "mesh"}),
+    ("rdma_validate", "rdma_validate_tests", {"rdma_validate_tests": ["ib_write_bw; reboot"]}),
+    ("rdma_validate", "rdma_validate_base_port", {"rdma_validate_base_port": 70000}),
+    ("rdma_validate", "rdma_validate_base_port", {"rdma_validate_base_port": 22}),
+    ("rdma_validate", "rdma_validate_min_bw_fraction", {"rdma_validate_min_bw_fraction": 1.5}),
+    ("rdma_validate", "rdma_validate_min_bw_fraction", {"rdma_validate_min_bw_fraction": float("nan")}),
+    ("rdma_validate", "rdma_validate_max_latency_us", {"rdma_validate_max_latency_us": -1.0}),
+    ("rdma_validate", "rdma_validate_timeout", {"rdma_validate_timeout": 0}),
+    ("rdma_validate", "rdma_validate_neighbours", {"rdma_validate_neighbours": 0}),
+    ("rdma_validate", "rdma_validate_concurrency", {"rdma_validate_concurrency": -1}),
+    ("rdma_validate", "rdma_validate_bw_size", {"rdma_validate_bw_size": 0}),
+    ("rdma_validate", "rdma_validate_results_dir", {"rdma_validate_results_dir": "/srv/results\n"}),
+    ("rdma_validate", "rdma_validate_device", {"rdma_validate_device": "mlx5_0; reboot"}),
+    ("rdma_validate", "rdma_validate_port", {"rdma_validate_port": 256}),
+    ("rdma_validate", "rdma_validate_data_ip", {"rdma_validate_data_ip": "$(reboot)"}),
+    ("job_env", "job_env_nccl_conf_path", {"job_env_nccl_conf_path": "etc/nccl.conf"}),
+    ("job_env", "job_env_env_file_path", {"job_env_env_file_path": "/etc/rdma-fabric/job env"}),
+    ("job_env", "job_env_profile_path", {"job_env_profile_path": "/etc/nccl.conf"}),
+    ("job_env", "job_env_tc", {"job_env_tc": 300}),
+    ("job_env", "job_env_tc", {"job_env_tc": "106; reboot"}),
+    # the filters name their own option (gid_index, transports: the variable without job_env_ / job_env_ucx_)
+    ("job_env", "gid_index", {"job_env_gid_index": "three"}),
+    ("job_env", "job_env_openmpi_mca", {"job_env_openmpi_mca": {"btl tcp": "self"}}),
+    ("job_env", "job_env_openmpi_mca", {"job_env_openmpi_mca": {"pml": "ucx; reboot"}}),
+    ("job_env", "job_env_nccl_extra", {"job_env_nccl_extra": {"NCCL_DEBUG": "INFO\nLD_PRELOAD=/tmp/x.so"}}),
+    ("job_env", "transports", {"job_env_ucx_transports": "rc; reboot"}),
+    ("job_env", "job_env_devices", {"job_env_devices": ["rxe9;x"]}),
+    ("job_env", "job_env_nccl_socket_ifname", {"job_env_nccl_socket_ifname": "eth0 eth1"}),
+    ("job_env", "job_env_state", {"job_env_state": "gone"}),
+    # sriov: sriov_firmware is checked by rdma.fabric.sriov_vfs itself before any change (see its module rows);
+    # the role reads its boot units first, so role_check stops before it.
+    ("sriov", "sriov_pfs", {"sriov_pfs": [{"netdev": "eth2;x", "numvfs": 2}]}),
+    ("sriov", "sriov_pfs", {"sriov_pfs": [{"netdev": "eth2\n", "numvfs": 2}]}),
+    ("sriov", "sriov_pfs", {"sriov_pfs": [{"netdev": "eth2", "numvfs": -1}]}),
+    ("sriov", "sriov_pfs", {"sriov_pfs": [{"netdev": "eth2"}]}),
+    ("sriov", "sriov_pfs", {"sriov_pfs": [{"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0, "mac": "53:54:00:00:00:01"}]}]}),
+    ("sriov", "sriov_pfs", {"sriov_pfs": [{"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0}, {"index": 0}]}]}),
+    ("sriov", "sriov_pfs", {"sriov_pfs": [{"netdev": "eth2", "numvfs": 2}, {"netdev": "eth2", "numvfs": 4}]}),
+    ("sriov", "sriov_pfs", {"sriov_pfs": [{"netdev": "eth2", "numvfs": 2, "colour": "red"}]}),
+    ("sriov", "sriov_state", {"sriov_state": "gone"}),
+    ("sriov", "sriov_persist", {"sriov_persist": "perhaps"}),
+    ("sriov", "sriov_firmware_reboot", {"sriov_firmware_reboot": "perhaps"}),
+    ("rdma_metrics", "rdma_metrics_textfile_dir", {"rdma_metrics_textfile_dir": "var/lib/node-exporter"}),
+    ("rdma_metrics", "rdma_metrics_textfile_dir", {"rdma_metrics_textfile_dir": "/var/lib/node exporter\n"}),
+    ("rdma_metrics", "rdma_metrics_interval", {"rdma_metrics_interval": 5}),
+    ("rdma_metrics", "rdma_metrics_expected_ports", {"rdma_metrics_expected_ports": "mlx5_0"}),
+    ("rdma_metrics", "rdma_metrics_expected_ports", {"rdma_metrics_expected_ports": [{"match": "mlx5_0/1; x"}]}),
+    ("rdma_metrics", "rdma_metrics_expected_ports", {"rdma_metrics_expected_ports": [{"device": "mlx5_0"}]}),
+    ("rdma_metrics", "rdma_metrics_gpudirect", {"rdma_metrics_gpudirect": "maybe"}),
+    ("rdma_metrics", "rdma_metrics_lossless_unit", {"rdma_metrics_lossless_unit": "rdma fabric.service"}),
+    ("rdma_metrics", "rdma_metrics_lossless_unit", {"rdma_metrics_lossless_unit": "rdma-fabric-lossless.service\n"}),
+    ("rdma_metrics", "rdma_metrics_lossless_saved_dir", {"rdma_metrics_lossless_saved_dir": "etc/rdma-fabric"}),
+    ("rdma_metrics", "rdma_metrics_rules_dir", {"rdma_metrics_rules_dir": "rules"}),
+    ("rdma_metrics", "rdma_metrics_state", {"rdma_metrics_state": "gone"}),
+]
 
 
 def acs_words(builder):
@@ -396,6 +850,44 @@ def malformed(tmp):
         outcome = "rejected" if outcome == "failed" else outcome
         count("module gpudirect", outcome, named)
         details.append(("gpudirect", param, outcome, named, str(result.get("msg", ""))[:200]))
+    cases, copy = roce_qos_cases(tmp)
+    shutil.copytree(QosLab(os.path.join(tmp, "qos-copy-source")).sysfs, copy, symlinks=True)
+    lab = None
+    for i, (param, args) in enumerate(cases):
+        if lab is None:
+            lab = QosLab(os.path.join(tmp, "qos-%d" % i))
+        before = lab.state()
+        outcome, result = lab.run(args)
+        unchanged = lab.unchanged(before)
+        named = (result.get("param") == param or param in str(result.get("msg", ""))) and unchanged
+        if unchanged:  # the next case starts from the same state: the lab is used again, its logs emptied
+            del lab.host.calls[:], lab.cfs.mkdirs[:], lab.cfs.rmdirs[:]
+        else:
+            lab = None
+        outcome = "rejected" if outcome == "failed" else outcome
+        count("module roce_qos", outcome, named)
+        details.append(("roce_qos", param, outcome, named, str(result.get("msg", ""))[:200]))
+    for i, (param, args) in enumerate(RDMA_LINK_CASES):
+        sysfs, double = link_host(os.path.join(tmp, "link-%d" % i))
+        outcome, result = run_module("rdma_link", dict({"sysfs_path": sysfs}, **args), commands=False,
+                                     install=lambda patches: patches.setattr(
+                                         basic.AnsibleModule, "run_command", lambda self, argv, **kw: double.run_command(argv, **kw)))
+        named = param in str(result.get("msg", "")) and double.calls == []
+        outcome = "rejected" if outcome == "failed" else outcome
+        count("module rdma_link", outcome, named)
+        details.append(("rdma_link", param, outcome, named, str(result.get("msg", ""))[:200]))
+    sriov = [(param, {"pfs": pfs}) for param, pfs in SRIOV_CASES] + SRIOV_FIRMWARE_CASES
+    for i, (param, args) in enumerate(sriov):
+        sysfs, ip, mlx, install = sriov_host(os.path.join(tmp, "sriov-%d" % i))
+        mlx.next_boot = {"SRIOV_EN": 0, "NUM_OF_VFS": 0}
+        outcome, result = run_module("sriov_vfs", dict({"sysfs_path": sysfs}, **args), commands=False, install=install)
+        with open(os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")) as handle:
+            numvfs = handle.read().strip()
+        unchanged = numvfs == "0" and mlx.sets == [] and all(c[1:3] != ["link", "set"] for c in ip.calls)
+        named = param in str(result.get("msg", "")) and unchanged
+        outcome = "rejected" if outcome == "failed" else outcome
+        count("module sriov_vfs", outcome, named)
+        details.append(("sriov_vfs", param, outcome, named, str(result.get("msg", ""))[:200]))
     for role, param, changes in ROLE_CASES:
         try:
             errors = role_check(role, changes)
@@ -526,6 +1018,68 @@ def _boot(tmp, name, change):
     return code == 1 and ACS_CTRL_LINUX_DEFAULT in words and 0x0011 not in words, "exit %d, nothing cleared" % code
 
 
+def _qos_state(lab):
+    ports, _values, files = lab.state()
+    return ports, lab.cfs.kernel_values("rxe9"), files
+
+
+def _qos_step_fails(tmp, name, fail=None, ip_fails=False, signal_on=None):
+    """The common profile on dcbsim0 with one backend step failing (the doubles' fail switches) or SIGTERM arriving
+    during a dcb change: rolled back, failed, every port, rdma_cm value and sysfs file as before."""
+    lab = QosLab(os.path.join(tmp, name))
+    if fail:
+        lab.ports["dcbsim0"].fail.add(fail)
+    if ip_fails:
+        lab.host.tools["ip"].fail = True
+    previous = signal.getsignal(signal.SIGTERM)
+    if signal_on:
+        dcb = lab.host.tools["dcb"]
+
+        def dcb_then_sigterm(argv):
+            answer = dcb(argv)
+            if signal_on in argv and "show" not in argv and not lab.warnings.count("sent"):
+                lab.warnings.append("sent")
+                os.kill(os.getpid(), signal.SIGTERM)
+            return answer
+        lab.host.tools["dcb"] = dcb_then_sigterm
+    before = _qos_state(lab)
+    try:
+        outcome, result = lab.run(QOS_PROFILE)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    restored = _qos_state(lab) == before and result.get("rollback_failed") == [] and result.get("changed") is False
+    return outcome == "failed" and restored and bool(lab.host.changing_calls()), "%s; rolled back %d" % (
+        str(result.get("msg", ""))[:90], len(result.get("rolled_back") or []))
+
+
+def _qos_lock_held(tmp):
+    """Another process (the boot-time re-apply) holds the QoS lock: the module waits lock_timeout, then fails naming
+    the holder and changes nothing."""
+    lab = QosLab(os.path.join(tmp, "qos-lock"))
+    ready_r, ready_w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the other holder
+        try:
+            with qos_lock.held("rdma-fabric qos-apply", 5, path=lab.lock_path):
+                os.write(ready_w, b"x")
+                os.read(done_r, 1)  # holds the lock until the parent is done (or gone)
+        finally:
+            os._exit(0)
+    try:
+        os.read(ready_r, 1)
+        before = _qos_state(lab)
+        outcome, result = lab.run(dict(QOS_GOOD, lock_timeout=1))
+    finally:
+        os.write(done_w, b"x")
+        os.waitpid(pid, 0)
+        for fd in (ready_r, ready_w, done_r, done_w):
+            os.close(fd)
+    msg = str(result.get("msg", ""))
+    return (outcome == "failed" and "pid %d (rdma-fabric qos-apply, since " % pid in msg and lab.host.calls == []
+            and _qos_state(lab) == before), msg[:110]
+
+
 def faults(tmp):
     cases = [
         ("facts: ETIMEDOUT on port and device attributes", lambda: _facts_with_read_error(tmp, errno.ETIMEDOUT)),
@@ -543,6 +1097,12 @@ def faults(tmp):
         ("gpudirect: modprobe cannot be started (EACCES)", lambda: _exec_failure(tmp)),
         ("gpudirect boot: bus renumbered", lambda: _boot(tmp, "renum", "renumbered")),
         ("gpudirect boot: a GPU swapped (other serial number)", lambda: _boot(tmp, "swap", "swapped")),
+        ("roce_qos: dcb ets fails at step 3 of 6", lambda: _qos_step_fails(tmp, "qos-ets", fail="ets")),
+        ("roce_qos: dcb pfc fails", lambda: _qos_step_fails(tmp, "qos-pfc", fail="pfc")),
+        ("roce_qos: dcb app fails (the first step)", lambda: _qos_step_fails(tmp, "qos-app", fail="app")),
+        ("roce_qos: ip link set mtu fails (after the DCB and configfs steps)", lambda: _qos_step_fails(tmp, "qos-mtu", ip_fails=True)),
+        ("roce_qos: SIGTERM during the dcb pfc change", lambda: _qos_step_fails(tmp, "qos-term", signal_on="pfc")),
+        ("roce_qos: the QoS lock held by another process (rdma-fabric qos-apply)", lambda: _qos_lock_held(tmp)),
     ]
     out = []
     for what, case in cases:
@@ -557,6 +1117,7 @@ def faults(tmp):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     tmp = tempfile.mkdtemp(prefix="rdma-fabric-hostile-")
+    _materialise_sysfs_trees()
     try:
         rows, details = malformed(tmp)
         fault_rows = faults(tmp)

@@ -159,7 +159,13 @@ class QosRun(object):
                 run.parts.append((group, backend, keys, reason))
 
     @staticmethod
-    def _read(run):
+    def _read(run, check_targets=False):
+        """The port's state of the options asked, group by group.
+
+        ``check_targets``: work out each group's target right after reading it, so that a value that is only
+        wrong with the port's state (ETS bandwidths that, with the classes not listed, do not sum to 100) fails
+        before the next group is read (reading rdma_cm configfs creates its group for a moment).
+        """
         current, unsupported = {}, {}
         for _group, backend, keys, _reason in run.parts:
             wanted = dict((k, run.desired[k]) for k in keys if k in run.desired)
@@ -173,6 +179,11 @@ class QosRun(object):
                 continue
             unsupported.update((k, v) for k, v in state.pop("unsupported", {}).items() if k in keys)
             current.update(state)
+            if check_targets:
+                try:
+                    backend.target(current, dict((k, v) for k, v in wanted.items() if k not in unsupported))
+                except ValidationError as e:
+                    raise e.under(run.request.prefix)
         return current, unsupported
 
     def _skip_unsupported(self, run, unsupported):
@@ -203,7 +214,7 @@ class QosRun(object):
     def prepare(self, run):
         """Read and plan one port (changes nothing); sets ``run.steps`` and ``run.result``."""
         self._parts(run)
-        current, unsupported = self._read(run)
+        current, unsupported = self._read(run, check_targets=True)
         skipped = self._skip_unsupported(run, unsupported)
         target = dict(current)
         backends = {}

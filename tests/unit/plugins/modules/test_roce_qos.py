@@ -181,6 +181,7 @@ def test_failure_part_way_rolls_back_and_fails(lab):
     ({"netdev": "eth42", "pfc": [3]}, "netdev", "interface 'eth42' does not exist"),
     ({"device": "rxe9", "port": 2, "pfc": [3]}, "port", "rxe9 has no port 2"),
     ({"netdev": "dcbsim0", "ets": [{"tc": 0, "tsa": "strict", "bw": 5}]}, "ets", "bw must be 0 or omitted"),
+    ({"netdev": "dcbsim0", "pfc": [3], "lock_timeout": -1}, "lock_timeout", "-1 is negative; allowed: 0 or more seconds"),
 ])
 def test_bad_input_fails_before_anything_is_touched(lab, args, param, needle):
     res = lab.run(**args)
@@ -188,6 +189,15 @@ def test_bad_input_fails_before_anything_is_touched(lab, args, param, needle):
     assert res.result["param"] == param
     assert needle in res.result["msg"]
     assert lab.host.calls == [] and lab.cfs.mkdirs == []
+
+
+def test_ets_wrong_with_the_ports_state_fails_before_configfs_is_touched(lab):
+    """ETS bandwidths that only fail with the classes not listed (read from the port): refused after the DCB read,
+    before the rdma_cm configfs group is created to read roce_tos."""
+    res = lab.run(netdev="dcbsim0", roce_tos=106, ets=[{"tc": 3, "tsa": "ets", "bw": 60}])
+    assert isinstance(res, Failed)
+    assert res.result["param"] == "ets" and "summing to 60%" in res.result["msg"]
+    assert lab.host.changing_calls() == [] and lab.cfs.mkdirs == []
 
 
 @pytest.mark.parametrize("args,needle", [

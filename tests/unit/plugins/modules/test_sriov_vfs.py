@@ -217,6 +217,15 @@ def test_firmware_bad_device():
     assert "is not a PCI address" in str(err.value)
 
 
+def test_firmware_device_given_twice_fails_before_anything(run_main, host):
+    """Two entries for one device (which num_vfs?): refused before mlxconfig sets anything."""
+    sysfs, ip, mlx = host
+    ok, result = run(run_main, sysfs, firmware=[{"device": "0000:3b:00.0", "num_vfs": 4}, {"device": "0000:3b:00.0", "num_vfs": 8}],
+                     firmware_apply=True)
+    assert not ok and "Invalid firmware[1]: device 0000:3b:00.0 is given twice" in result["msg"], result["msg"]
+    assert mlx.sets == []
+
+
 def test_parse_mlxconfig_query_takes_the_next_boot_column():
     assert sr.parse_mlxconfig_query(MLX_QUERY % ("False(0)", 0)) == {"SRIOV_EN": 0, "NUM_OF_VFS": 0}
     assert sr.parse_mlxconfig_query("Configurations:   Next Boot\n   SRIOV_EN   True(1)\n   NUM_OF_VFS   16\n") == {

@@ -188,6 +188,10 @@ def test_host_vars_checks_name_the_variable_and_host():
     assert [e.split(":")[0] for e in errors] == ["rdma_validate_device of host lab2", "rdma_validate_port of host lab2",
                                                  "rdma_validate_data_ip of host lab2", "rdma_validate_switch of host lab2"]
     assert "allowed: an IPv4 or IPv6 address, or empty" in errors[2]
+    # what perftest would take as options or a shell as syntax is refused here, before the role installs anything
+    for device in ("mlx5_0; reboot", "-x", "mlx5_0 -x 9", "../mlx5_0"):
+        (error,) = fv.check_host_vars("lab2", {"device": device})
+        assert error.startswith("rdma_validate_device of host lab2: %r is not allowed" % device), error
 
 
 def endpoints(facts):

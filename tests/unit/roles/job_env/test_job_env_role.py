@@ -147,6 +147,9 @@ def test_drifted_file_is_rewritten(tmp_path):
     ({"job_env_ucx_conf_path": "etc/ucx.conf"}, "must be absolute file paths"),
     ({"job_env_ucx_transports": ["verbs"]}, "unknown UCX transport 'verbs'"),
     ({"job_env_ucx_extra": {"UCX_TLS": "rc $(reboot)"}}, "these settings have characters"),
+    # a glob no device name can match would leave NCCL without RDMA (NCCL_IB_DISABLE=1), silently
+    ({"job_env_devices": ["rxe9;x"]}, "job_env_devices must be RDMA device names or shell globs"),
+    ({"job_env_nccl_conf_path": "/etc/nccl.conf", "job_env_profile_path": "/etc/nccl.conf"}, "'job_env_profile_path': '/etc/nccl.conf'"),
 ])
 def test_bad_variables_fail_before_anything_is_written(tmp_path, bad, words):
     rc, tasks, files, stats = run_role(tmp_path, "lab_rxe_lab1", bad)

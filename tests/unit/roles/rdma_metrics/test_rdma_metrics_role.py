@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from ansible_collections.rdma.fabric.plugins.module_utils import metrics
@@ -164,9 +165,14 @@ def test_auto_expected_ports_on_a_host_without_rdma(tmp_path):
     assert len(config) == 1 and json.loads(config[0])["expected_ports"] == []
 
 
-def test_bad_variables_are_refused_before_anything(tmp_path):
-    rc, tasks = run_role(tmp_path, {"rdma_metrics_expected_ports": [{"match": "mlx5_0/x"}]})
+@pytest.mark.parametrize("variables, needle", [
+    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0/x"}]}, "rdma_metrics_expected_ports auto or a list of"),
+    # a line break in a path would end the line of the unit file it is written into (ReadWritePaths=)
+    ({"rdma_metrics_textfile_dir": "/var/lib/node-exporter\nExecStartPre=/bin/sh"}, "absolute paths without line breaks"),
+])
+def test_bad_variables_are_refused_before_anything(tmp_path, variables, needle):
+    rc, tasks = run_role(tmp_path, variables)
     assert rc != 0
     failed = tasks["Check the role's variables"][0]
-    assert failed["failed"] is True and "rdma_metrics_expected_ports auto or a list of" in failed["msg"]
+    assert failed["failed"] is True and needle in failed["msg"]
     assert "Read the collector's files, folders and timer (one call)" not in tasks
