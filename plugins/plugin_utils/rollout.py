@@ -168,22 +168,23 @@ def drain_plan(path, hosts):
         raise RolloutError("%s: %s is not the plan of a check-mode run (fabric-plan.json with check_mode true and "
                            "hosts); allowed: what playbooks/plan.yml wrote, or unset to drain every host of a batch"
                            % (DRAIN_PLAN_VAR, path))
+    return dict((host, host_drain(plan, host)) for host in hosts or [])
+
+
+def host_drain(plan, host):
+    """``{"drain": bool, "why": str}`` for one host of a plan (the rule of :func:`drain_plan`)."""
     failed = plan.get("failed") if isinstance(plan.get("failed"), dict) else {}
     unreachable = plan.get("unreachable") if isinstance(plan.get("unreachable"), list) else []
-    decision = {}
-    for host in hosts or []:
-        entry = plan["hosts"].get(host)
-        if host in unreachable:
-            decision[host] = {"drain": True, "why": "unreachable in the plan"}
-        elif host in failed:
-            decision[host] = {"drain": True, "why": "failed in the plan"}
-        elif not isinstance(entry, dict) or not isinstance(entry.get("changes"), int):
-            decision[host] = {"drain": True, "why": "not in the plan"}
-        elif entry["changes"] > 0:
-            decision[host] = {"drain": True, "why": "%d changes planned" % entry["changes"]}
-        else:
-            decision[host] = {"drain": False, "why": "the plan shows nothing to change"}
-    return decision
+    entry = (plan.get("hosts") or {}).get(host)
+    if host in unreachable:
+        return {"drain": True, "why": "unreachable in the plan"}
+    if host in failed:
+        return {"drain": True, "why": "failed in the plan"}
+    if not isinstance(entry, dict) or not isinstance(entry.get("changes"), int):
+        return {"drain": True, "why": "not in the plan"}
+    if entry["changes"] > 0:
+        return {"drain": True, "why": "%d changes planned" % entry["changes"]}
+    return {"drain": False, "why": "the plan shows nothing to change"}
 
 
 def gate(batch_info, results, live_hosts=None):
