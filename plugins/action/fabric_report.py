@@ -85,7 +85,8 @@ def run_report(args, host_values=None, validation=None, check_mode=False, diff=F
         results = validation_from_file(args.get("validation_file"))
 
     generated_at = args.get("generated_at") or datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    report = rpt.build_report(inputs, results, generated_at=generated_at, title=args["title"], pools=pools)
+    report = rpt.build_report(inputs, results, generated_at=generated_at, title=args["title"], pools=pools,
+                              rollout=args.get("rollout"))
     paths = dict((fmt, os.path.join(dest, "%s.%s" % (base, EXTENSIONS[fmt]))) for fmt in args["formats"])
     contents = dict((fmt, rpt.render(report, fmt).encode("utf-8")) for fmt in args["formats"])
     changed_files = [fmt for fmt in args["formats"] if read_bytes(paths[fmt]) != contents[fmt]]

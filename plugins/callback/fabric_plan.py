@@ -17,6 +17,8 @@ description:
   - Records every task result that reports a change (in check mode, a change that would be made) by host and
     stage (the play's name; in a play that runs several roles, the role's name), with the task's diff (headers and
     text, cut at 2000 characters) and, for M(rdma.fabric.roce_qos), each port's values before and after.
+  - Lists which hosts would be drained (the rule of site.yml's C(rdma_fabric_drain_plan), which reads this plan),
+    rebooted (a C(reboot) task that would run) or have their RDMA driver stack restarted (an C(openibd) restart).
   - At the end of the run writes C(fabric-plan.json) and C(fabric-plan.md) into the report folder
     (C(rdma_report_dir) as an extra variable, else O(dir)).
   - Used by C(playbooks/plan.yml) (C(ansible-playbook rdma.fabric.plan --check --diff)), which fails unless this
@@ -67,7 +69,9 @@ class CallbackModule(CallbackBase):
         return "%s / %s" % (self._play, role.get_name()) if role is not None else self._play
 
     def v2_runner_on_ok(self, result):
-        self._plan.add(result._host.get_name(), self._stage(result), result._task.get_name(), result._result)
+        task = result._task
+        self._plan.add(result._host.get_name(), self._stage(result), task.get_name(), result._result,
+                       action=getattr(task, "action", None), args=getattr(task, "args", None))
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
         if not ignore_errors:

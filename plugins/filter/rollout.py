@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, rdma.fabric developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters for site.yml's staged rollout: rollout_settings, rollout_batch, rollout_gate.
+"""Filters for site.yml's staged rollout: rollout_settings, rollout_batch, rollout_gate, rollout_drain.
 
 Thin wrappers over plugins/plugin_utils/rollout.py; documentation lives beside this file in
 <filter name>.yml.
@@ -29,6 +29,14 @@ def rollout_batch(settings, batch_hosts, done_hosts=None):
     return rollout.batch(settings, batch_hosts, done_hosts or [])
 
 
+def rollout_drain(plan_path, hosts=None):
+    """Which hosts a batch's drain covers, from a check-mode plan (None: all of them)."""
+    try:
+        return rollout.drain_plan(plan_path, hosts or [])
+    except rollout.RolloutError as e:
+        raise AnsibleFilterError(str(e))
+
+
 def rollout_gate(batch, results, live_hosts=None):
     """A batch's health-gate verdict per host from its validation results."""
     return rollout.gate(batch, results, live_hosts)
@@ -40,4 +48,5 @@ class FilterModule(object):
             "rollout_settings": rollout_settings,
             "rollout_batch": rollout_batch,
             "rollout_gate": rollout_gate,
+            "rollout_drain": rollout_drain,
         }

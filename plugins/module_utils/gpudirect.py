@@ -95,6 +95,13 @@ ACS_FLAGS = (
 )
 ACS_P2P_REDIRECT = 0x0004 | 0x0008 | 0x0020  # what pci_disable_acs_redir() clears
 ACS_WORDS = {0x0004: "request-redirect", 0x0008: "completion-redirect", 0x0020: "egress-control"}
+# What acs=enable sets where no word was kept before the first clear: the redirect bits the kernel's own
+# pci_std_enable_acs() turns on at boot (request and completion redirect, where the bridge has them; it
+# never sets egress control), so the bridge ends as after a boot without the role's oneshot.
+ACS_KERNEL_REDIRECT = 0x0004 | 0x0008
+# The ACS control words kept before the first clear (the role passes it as acs_saved).
+ACS_SAVED_FILE = "/var/lib/rdma-fabric/gpudirect-acs-before.json"
+ACS_SAVED_SCHEMA = 1
 
 IOMMU_TRANSLATING = ("DMA", "DMA-FQ")
 IOMMU_CMDLINE_KEYS = ("intel_iommu", "amd_iommu", "iommu", "iommu.passthrough", "iommu.strict")
@@ -574,7 +581,8 @@ def readiness(facts, tree):
 class Action(object):
     """One change, with its undo: a command (argv list), a file write/removal, or an ACS control word write.
 
-    ``acs`` (for ``acs_disable``): ``{"config": path, "offset": int, "old": int, "new": int, "ids": [vendor, device]}``.
+    ``acs`` (for ``acs_disable`` and ``acs_enable``): ``{"config": path, "offset": int, "old": int, "new": int,
+    "ids": [vendor, device]}``. ``save_file``/``remove_saved``: the record of the ACS words before the first clear.
     """
 
     def __init__(self, kind, target, argv=None, undo_argv=None, path=None, content=None, old_content=None, acs=None):
@@ -591,10 +599,10 @@ class Action(object):
     def describe(self):
         if self.argv:
             return " ".join(self.argv)
-        if self.kind == "acs_disable":
+        if self.kind in ("acs_disable", "acs_enable"):
             return "write 0x%04x to the ACS control register of %s (config offset 0x%03x, was 0x%04x)" % (
                 self.acs["new"], self.target, self.acs["offset"], self.acs["old"])
-        if self.kind == "write_file":
+        if self.kind in ("write_file", "save_file"):
             return "write %s" % self.path
         return "remove %s" % self.path
 
@@ -615,7 +623,35 @@ def rooted(host_root, path):
     return os.path.join(host_root, path.lstrip("/")) if host_root not in ("/", "") else path
 
 
-def plan(facts, peermem, persist, acs, current_file, host_root="/", modules_load_file=None, topo=None):
+def saved_acs_record(facts, topo):
+    """The ACS control word of every bridge read, keyed by address with its vendor:device (JSON text)."""
+    bridges = {}
+    for entry in facts["acs"]["bridges"]:
+        if entry["control"]:
+            bridges[entry["pci_address"]] = {
+                "control": entry["control"],
+                "ids": list(topo.identity_ids(entry["pci_address"])[:2]) if topo is not None else None}
+    return json.dumps({"schema": ACS_SAVED_SCHEMA, "bridges": bridges}, indent=2, sort_keys=True) + "\n"
+
+
+def parse_saved_acs(text, path):
+    """``{address: {"control": int, "ids": [...]}}`` from the record; PlanError naming ``path`` when unusable."""
+    try:
+        record = json.loads(text)
+        if record.get("schema") != ACS_SAVED_SCHEMA or not isinstance(record.get("bridges"), dict):
+            raise ValueError("not schema %d with bridges" % ACS_SAVED_SCHEMA)
+        saved = {}
+        for address, entry in record["bridges"].items():
+            saved[address] = {"control": int(entry["control"], 16), "ids": entry.get("ids")}
+        return saved
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise PlanError("%s (the ACS words kept before the first clear) is not usable: %s; nothing was changed. "
+                        "Remove it to restore the kernel's boot default (request and completion redirect) instead"
+                        % (path, exc))
+
+
+def plan(facts, peermem, persist, acs, current_file, host_root="/", modules_load_file=None, topo=None,
+         saved_file=None, saved_content=None):
     """Ordered :class:`Action` list that brings the host to the requested state.
 
     ``current_file`` is the content of the modules-load.d file (None if absent).
@@ -624,6 +660,13 @@ def plan(facts, peermem, persist, acs, current_file, host_root="/", modules_load
     there): ``modprobe -d host_root`` loads the host's module files, the
     modules-load.d file is written below it. ``topo`` gives the configuration
     space paths of the ACS writes (those under the tree that was read).
+
+    ``saved_file`` (with ``saved_content``, its text or None when absent): with
+    ``acs=disable``, the ACS words are kept there before the first clear
+    (once: an existing record is left as it is); with ``acs=enable``, each
+    bridge on a GPU-NIC path gets its kept redirect bits back (where the
+    record names it with the same vendor:device), or else the kernel's boot
+    default (:data:`ACS_KERNEL_REDIRECT`), and the record is removed.
     """
     actions = []
     pm = facts["peermem"]
@@ -669,17 +712,37 @@ def plan(facts, peermem, persist, acs, current_file, host_root="/", modules_load
         elif current_file is not None:
             actions.append(Action("remove_file", load_file, path=load_file, old_content=current_file))
 
+    def acs_action(kind, entry, old, new):
+        return Action(kind, entry["pci_address"], acs={
+            "config": topo.config_path(entry["pci_address"]) if topo is not None else None,
+            "offset": int(entry["offset"], 16) + ACS_CTRL_REG,
+            "old": old,
+            "new": new,
+            "ids": topo.identity_ids(entry["pci_address"])[:2] if topo is not None else None,
+        })
+
     if acs == "disable":
+        clears = [acs_action("acs_disable", entry, int(entry["control"], 16), int(entry["control"], 16) & ~ACS_P2P_REDIRECT)
+                  for entry in facts["acs"]["bridges"] if entry["state"] == "enabled"]
+        if clears and saved_file and saved_content is None:
+            actions.append(Action("save_file", saved_file, path=saved_file, content=saved_acs_record(facts, topo)))
+        actions.extend(clears)
+    elif acs == "enable":
+        saved = parse_saved_acs(saved_content, saved_file) if saved_content is not None else {}
         for entry in facts["acs"]["bridges"]:
-            if entry["state"] == "enabled":
-                old = int(entry["control"], 16)
-                actions.append(Action("acs_disable", entry["pci_address"], acs={
-                    "config": topo.config_path(entry["pci_address"]) if topo is not None else None,
-                    "offset": int(entry["offset"], 16) + ACS_CTRL_REG,
-                    "old": old,
-                    "new": old & ~ACS_P2P_REDIRECT,
-                    "ids": topo.identity_ids(entry["pci_address"])[:2] if topo is not None else None,
-                }))
+            if entry["state"] not in ("enabled", "disabled"):
+                continue
+            old = int(entry["control"], 16)
+            kept = saved.get(entry["pci_address"])
+            ids = list(topo.identity_ids(entry["pci_address"])[:2]) if topo is not None else None
+            if kept is not None and (kept["ids"] is None or ids is None or list(kept["ids"]) == ids):
+                new = (old & ~ACS_P2P_REDIRECT) | (kept["control"] & ACS_P2P_REDIRECT)
+            else:
+                new = old | (int(entry["capability"], 16) & ACS_KERNEL_REDIRECT)
+            if new != old:
+                actions.append(acs_action("acs_enable", entry, old, new))
+        if saved_content is not None:
+            actions.append(Action("remove_saved", saved_file, path=saved_file, old_content=saved_content))
     return actions
 
 
@@ -707,7 +770,7 @@ def predicted_view(before, actions):
             after["modules_load_file"] = action.content
         elif action.kind == "remove_file":
             after["modules_load_file"] = None
-        elif action.kind == "acs_disable":
+        elif action.kind in ("acs_disable", "acs_enable"):
             after["acs_control"][action.target] = "0x%04x" % action.acs["new"]
     return after
 
@@ -812,17 +875,17 @@ class ChangeRunner(object):
     def _do(self, action):
         if action.argv:
             self._command(action.argv)
-        elif action.kind == "acs_disable":
+        elif action.kind in ("acs_disable", "acs_enable"):
             set_acs_control(action.acs, action.acs["old"], action.acs["new"])
-        elif action.kind == "write_file":
+        elif action.kind in ("write_file", "save_file"):
             self._write(action.path, action.content)
-        elif action.kind == "remove_file":
+        elif action.kind in ("remove_file", "remove_saved"):
             os.unlink(action.path)
 
     def _undo(self, action):
         if action.undo_argv:
             self._command(action.undo_argv)
-        elif action.kind == "acs_disable":
+        elif action.kind in ("acs_disable", "acs_enable"):
             set_acs_control(action.acs, action.acs["new"], action.acs["old"])
         elif action.old_content is None:
             if os.path.exists(action.path):

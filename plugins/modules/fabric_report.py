@@ -82,6 +82,13 @@ options:
   validation_file:
     description: A C(validation.json) written by the C(rdma.fabric.rdma_validate) role, read when O(validation) is omitted.
     type: path
+  rollout:
+    description:
+      - The health gates of this run's staged rollout (site.yml's C(rdma_fabric_serial); the C(gates) of its
+        C(rollout.json)), shown as a table with each batch's hosts, the host it was tested against, the verdict and
+        why. A failed gate makes the report's overall verdict PROBLEMS.
+    type: list
+    elements: dict
   pools:
     description: With O(hosts) a list, group the hosts into node pools and show them.
     type: bool
@@ -183,6 +190,7 @@ ARGUMENT_SPEC = dict(
     reads=dict(type="list", elements="dict", default=[]),
     validation=dict(type="list", elements="dict"),
     validation_file=dict(type="path"),
+    rollout=dict(type="list", elements="dict"),
     pools=dict(type="bool", default=True),
     formats=dict(type="list", elements="str", choices=FORMATS, default=FORMATS),
     basename=dict(type="str", default="fabric-report"),

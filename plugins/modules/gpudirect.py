@@ -109,11 +109,22 @@ options:
   acs:
     description:
       - C(audit) reads the ACS state of the bridges between GPUs and NICs on a shared PCIe switch and reports it.
-      - C(disable) also clears the redirect bits where they are set (runtime only).
+      - C(disable) also clears the redirect bits where they are set (runtime only). With O(acs_saved), the
+        control words are kept in that file first, once (an existing file is left as it is).
+      - C(enable) undoes C(disable) - each of those bridges gets the redirect bits kept in O(acs_saved) back
+        (where the file names the bridge with the same vendor:device), else the ones the kernel sets at boot
+        (request and completion redirect, where the bridge has them); the file is then removed. Other bits are
+        kept.
       - C(ignore) reads no configuration space and gives no ACS reasons.
     type: str
-    choices: [audit, disable, ignore]
+    choices: [audit, disable, enable, ignore]
     default: audit
+  acs_saved:
+    description:
+      - The file that keeps the ACS control words before the first clear (see O(acs)), on the host (under
+        O(host_root)). Unset, nothing is kept and C(enable) restores the kernel's boot bits.
+      - The C(rdma.fabric.gpudirect) role uses C(/var/lib/rdma-fabric/gpudirect-acs-before.json).
+    type: path
   host_root:
     description:
       - Where the host's root file system is, as this process sees it - V(/) on the host; in a container that
@@ -191,7 +202,9 @@ actions:
   elements: dict
   contains:
     action:
-      description: C(load_module), C(unload_module), C(write_file), C(remove_file) or C(acs_disable).
+      description:
+        - C(load_module), C(unload_module), C(write_file), C(remove_file), C(acs_disable), C(acs_enable),
+          C(save_file) (the ACS words kept before the first clear) or C(remove_saved) (that file, once restored).
       type: str
       sample: acs_disable
     target:
@@ -527,7 +540,8 @@ def main():
         argument_spec=dict(
             peermem=dict(type="str", default="auto", choices=["auto", "present", "absent"]),
             persist=dict(type="bool", default=True),
-            acs=dict(type="str", default="audit", choices=["audit", "disable", "ignore"]),
+            acs=dict(type="str", default="audit", choices=["audit", "disable", "enable", "ignore"]),
+            acs_saved=dict(type="path"),
             host_root=dict(type="path", default="/"),
             sysfs_path=dict(type="path"),
             procfs_path=dict(type="path"),
@@ -559,8 +573,15 @@ def main():
     load_file = gd.rooted(roots["host_root"], gd.MODULES_LOAD_FILE)
     current_file = gd.read_text_file(load_file, tree)
     try:
+        if p["acs_saved"] is not None:
+            gd.check_path("acs_saved", p["acs_saved"])
+    except gd.PathError as exc:
+        module.fail_json(msg=str(exc))
+    saved_file = gd.rooted(roots["host_root"], p["acs_saved"]) if p["acs_saved"] else None
+    saved_content = gd.read_text_file(saved_file, tree) if saved_file and p["acs"] in ("disable", "enable") else None
+    try:
         actions = gd.plan(facts, p["peermem"], p["persist"], p["acs"], current_file, host_root=roots["host_root"],
-                          modules_load_file=load_file, topo=topo)
+                          modules_load_file=load_file, topo=topo, saved_file=saved_file, saved_content=saved_content)
     except gd.PlanError as exc:
         done(failed=True, msg=str(exc), actions=[], ansible_facts={"gpudirect": facts})
 

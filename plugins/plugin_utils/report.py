@@ -247,11 +247,28 @@ def results_by_host(validation):
     return out
 
 
-def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric report", pools=None):
+def rollout_view(gates):
+    """A staged rollout's health gates (rollout.json ``gates``, site.yml) as the report shows them; None without."""
+    if not isinstance(gates, list) or not gates:
+        return None
+    rows = []
+    for g in gates:
+        if not isinstance(g, dict):
+            continue
+        failed = g.get("failed") if isinstance(g.get("failed"), dict) else {}
+        rows.append({"batch": g.get("batch"), "of": g.get("of"), "hosts": list(g.get("hosts") or []),
+                     "reference": g.get("reference"), "ok": g.get("ok") is True,
+                     "failed": dict((h, list(r) if isinstance(r, list) else [str(r)]) for h, r in sorted(failed.items())),
+                     "message": str(g.get("message") or "")})
+    return {"gates": rows, "ok": all(r["ok"] for r in rows)}
+
+
+def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric report", pools=None, rollout=None):
     """Report data (see module docstring). Pure and deterministic for its inputs.
 
     ``pools``: optional node pools, ``{"pools": [{"name", "hosts" (a count), "ports"}], "host_pool": {host: name}}``
     (rdma.fabric.node_pools); each host view then names its pool and the report lists the pools.
+    ``rollout``: the health gates of this run's staged rollout (site.yml), shown with their verdicts.
     """
     validation = [dict(r) for r in (validation or []) if isinstance(r, dict)]
     by_host = results_by_host(validation)
@@ -292,6 +309,11 @@ def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric r
     }
     if pools is not None:
         report["pools"] = pool_list
+    view = rollout_view(rollout)
+    if view is not None:
+        report["rollout"] = view
+        if not view["ok"]:
+            summary["ok"] = False
     return report
 
 
@@ -631,6 +653,12 @@ def render_markdown(report):
             "validation %d passed / %d failed / %d not run." % (
                 "OK" if s["ok"] else "PROBLEMS", s["hosts"], s["reachable"], s["ports_active"], s["ports"],
                 s["gpudirect_ready"], s["gpu_hosts"], v["passed"], v["failed"], v["not_run"]), ""]
+    if report.get("rollout"):
+        out += ["## Staged rollout: health gates", ""] + _md_table(["Batch", "Hosts", "Tested against", "Gate", "Why"], [
+            ["%s of %s" % (g["batch"], g["of"]), ", ".join(g["hosts"]), g["reference"] or "-",
+             "passed" if g["ok"] else "FAILED",
+             "; ".join("%s: %s" % (h, " | ".join(r)) for h, r in g["failed"].items()) or g["message"]]
+            for g in report["rollout"]["gates"]]) + [""]
     if report["problems"]:
         out += ["## Problems", ""]
         out += ["- **%s**" % _md(p) for p in report["problems"][:LISTED]]
@@ -903,6 +931,18 @@ def _html_hosts_table(report, linked=None):
             "<th>First problem</th></tr>%s</table>" % "".join(rows))
 
 
+def _html_rollout(view):
+    rows = "".join(
+        "<tr><td class=\"num\">%s of %s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+            _h(g["batch"]), _h(g["of"]), _h(", ".join(g["hosts"])), _h(g["reference"] or "-"),
+            _badge("pass" if g["ok"] else "fail", "passed" if g["ok"] else "FAILED"),
+            _h("; ".join("%s: %s" % (h, " | ".join(r)) for h, r in g["failed"].items()) or g["message"]))
+        for g in view["gates"])
+    return ('<div class="summary"><h2>Staged rollout: health gates (%d) %s</h2><table><tr><th>Batch</th><th>Hosts</th>'
+            "<th>Tested against</th><th>Gate</th><th>Why</th></tr>%s</table></div>" % (
+                len(view["gates"]), _badge("ok" if view["ok"] else "fail", "OK" if view["ok"] else "STOPPED"), rows))
+
+
 def render_html(report):
     """One self-contained page: summary first; every host in full up to DETAIL_HOSTS hosts, else collapsed details."""
     s = report["summary"]
@@ -936,6 +976,8 @@ def render_html(report):
     parts.append('<div class="summary"><h2>Hosts (%d), failing first</h2>%s</div>' % (
         s["hosts"], _html_hosts_table(report, linked=None if not large else set(
             n for n in report["hosts"] if report["hosts"][n]["status"] != "ok"))))
+    if report.get("rollout"):
+        parts.append(_html_rollout(report["rollout"]))
     if report.get("pools"):
         parts.append('<div class="summary"><h2>Node pools (%d)</h2><table><tr><th>Pool</th><th>Hosts</th><th>Ports</th></tr>%s'
                      "</table></div>" % (len(report["pools"]), "".join(

@@ -233,6 +233,10 @@ def mofed_var_errors(values):
                       "installer options other than --with-fw-update (the role never flashes firmware)")
     for name, (low, high) in sorted(MOFED_TIMEOUTS.items()):
         c.integer(name, low, high)
+    if c.get("mofed_state", "present") == "absent" and flavor == "mlnx_ofed":
+        c.errors.append("mofed_state: 'absent' is not allowed with mofed_flavor: mlnx_ofed (the bundle's installer, not "
+                        "the role, chose its packages: run its ofed_uninstall.sh from the console); allowed: absent "
+                        "with the inbox or doca flavour, or present")
     return c.errors
 
 

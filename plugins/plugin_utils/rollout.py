@@ -15,10 +15,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 
 SERIAL_VAR = "rdma_fabric_serial"
 MAX_FAIL_VAR = "rdma_fabric_max_fail_percentage"
+DRAIN_PLAN_VAR = "rdma_fabric_drain_plan"
 
 SERIAL_FORMS = (
     'a number of hosts (1 or more, e.g. 1 or "5"), a percentage of the hosts ("25%%", 1%% to 100%%), '
@@ -139,6 +141,50 @@ def batch(rollout, batch_hosts, done_hosts=()):
     done = [h for h in (done_hosts or []) if h not in batch_hosts]
     return {"number": number, "of": len(batches), "hosts": batch_hosts,
             "reference": done[-1] if done else None}
+
+
+def drain_plan(path, hosts):
+    """Which hosts a drain covers, from the plan of a check-mode run (``fabric-plan.json``) at ``path``.
+
+    ``{host: {"drain": bool, "why": str}}`` for each of ``hosts``; None when ``path`` is unset (every
+    host of a batch is drained). A host is left undrained only when the plan shows it, reached and
+    without failure, with nothing to change; a host the plan does not know, that failed or was
+    unreachable in it, is drained (unknown counts as a change). A plan that is missing, unreadable,
+    not JSON or not from a check-mode run fails, naming the variable.
+    """
+    if path is None or path == "":
+        return None
+    if not isinstance(path, str) or "\0" in path:
+        raise RolloutError("%s: %r is not a path; allowed: the fabric-plan.json that playbooks/plan.yml wrote "
+                           "(check mode, callback rdma.fabric.fabric_plan), or unset to drain every host of a batch"
+                           % (DRAIN_PLAN_VAR, path))
+    try:
+        with open(path) as handle:
+            plan = json.load(handle)
+    except (IOError, OSError, ValueError) as exc:
+        raise RolloutError("%s: cannot read %s as a fabric plan (%s); allowed: the fabric-plan.json that "
+                           "playbooks/plan.yml wrote, or unset to drain every host of a batch" % (DRAIN_PLAN_VAR, path, exc))
+    if not isinstance(plan, dict) or plan.get("check_mode") is not True or not isinstance(plan.get("hosts"), dict):
+        raise RolloutError("%s: %s is not the plan of a check-mode run (fabric-plan.json with check_mode true and "
+                           "hosts); allowed: what playbooks/plan.yml wrote, or unset to drain every host of a batch"
+                           % (DRAIN_PLAN_VAR, path))
+    return dict((host, host_drain(plan, host)) for host in hosts or [])
+
+
+def host_drain(plan, host):
+    """``{"drain": bool, "why": str}`` for one host of a plan (the rule of :func:`drain_plan`)."""
+    failed = plan.get("failed") if isinstance(plan.get("failed"), dict) else {}
+    unreachable = plan.get("unreachable") if isinstance(plan.get("unreachable"), list) else []
+    entry = (plan.get("hosts") or {}).get(host)
+    if host in unreachable:
+        return {"drain": True, "why": "unreachable in the plan"}
+    if host in failed:
+        return {"drain": True, "why": "failed in the plan"}
+    if not isinstance(entry, dict) or not isinstance(entry.get("changes"), int):
+        return {"drain": True, "why": "not in the plan"}
+    if entry["changes"] > 0:
+        return {"drain": True, "why": "%d changes planned" % entry["changes"]}
+    return {"drain": False, "why": "the plan shows nothing to change"}
 
 
 def gate(batch_info, results, live_hosts=None):

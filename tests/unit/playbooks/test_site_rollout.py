@@ -59,7 +59,7 @@ HOOK = """
 """
 
 
-def run(tmp_path, extra=(), group_vars=None):
+def run(tmp_path, extra=(), group_vars=None, path_first=None):
     facts = lab_facts()
     tmp_path.mkdir(parents=True, exist_ok=True)
     marks = tmp_path / "marks"
@@ -80,6 +80,8 @@ def run(tmp_path, extra=(), group_vars=None):
                ANSIBLE_HOST_PATTERN_MISMATCH="warning",
                ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"),
                ANSIBLE_COLLECTIONS_PATH=os.path.abspath(os.path.join(REPO, "..", "..", "..")))
+    if path_first:
+        env["PATH"] = str(path_first) + os.pathsep + env.get("PATH", "")
     reports = tmp_path / "reports"
     args = ["-i", str(tmp_path / "inventory.yml"), "--skip-tags", SKIP,
             "-e", json.dumps({"marks": str(marks), "rdma_report_dir": str(reports),
@@ -191,3 +193,52 @@ def test_unset_serial_keeps_the_all_at_once_path(tmp_path):
     assert [line for line in out.splitlines() if "[WARNING]" in line] == [
         "[WARNING]: Could not match supplied host pattern, ignoring: rdma_fabric_gpu_hosts",
         "[WARNING]: Could not match supplied host pattern, ignoring: k8s_rdma_controller"]
+
+
+def fake_scontrol(tmp_path):
+    """A TEST DOUBLE for Slurm's scontrol (first on PATH): it appends its arguments to scontrol.log."""
+    folder = tmp_path / "bin"
+    folder.mkdir(parents=True)
+    script = folder / "scontrol"
+    script.write_text('#!/bin/sh\necho "$*" >> %s\n' % (tmp_path / "scontrol.log"))
+    script.chmod(0o755)
+    return folder
+
+
+def test_drains_cover_only_the_hosts_the_plan_shows_changing(tmp_path):
+    """serial 1, Slurm drain with a plan: lab1 has nothing to change (never drained nor resumed), lab2 has
+    changes (drained; its gate fails here, so it stays drained and the rollout stops), lab3 is not reached."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    plan = tmp_path / "fabric-plan.json"
+    plan.write_text(json.dumps({"check_mode": True, "failed": {}, "unreachable": [], "hosts": {
+        "lab1": {"changes": 0, "stages": {}},
+        "lab2": {"changes": 2, "stages": {"Lossless Ethernet on the RoCE ports": [{"task": "x"}, {"task": "y"}]}}}}))
+    proc, record, marks = run(tmp_path, path_first=fake_scontrol(tmp_path), extra=["-e", json.dumps({
+        "rdma_fabric_serial": 1, "rdma_fabric_slurm_drain": True, "rdma_fabric_drain_plan": str(plan)})])
+    out = proc.stdout
+    assert proc.returncode == 2, out[-5000:]
+    assert "Not drained (the plan shows nothing to change): lab1" in out
+    assert (tmp_path / "scontrol.log").read_text().splitlines() == [
+        "update nodename=lab2 state=drain reason=rdma.fabric rollout"]
+    assert marks == ["lab1.pre", "lab2.pre"]
+
+
+def test_without_a_plan_every_host_of_a_batch_is_drained_and_resumed(tmp_path):
+    proc, record, marks = run(tmp_path, path_first=fake_scontrol(tmp_path), extra=["-e", json.dumps({
+        "rdma_fabric_serial": 1, "rdma_fabric_slurm_drain": True})])
+    assert proc.returncode == 2
+    assert (tmp_path / "scontrol.log").read_text().splitlines() == [
+        "update nodename=lab1 state=drain reason=rdma.fabric rollout", "update nodename=lab1 state=resume",
+        "update nodename=lab2 state=drain reason=rdma.fabric rollout"]
+
+
+def test_a_bad_plan_stops_before_any_host_is_touched(tmp_path):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "not-check.json").write_text(json.dumps({"check_mode": False, "hosts": {}}))
+    for name, text in (("missing.json", "rdma_fabric_drain_plan: cannot read %s as a fabric plan" % (tmp_path / "missing.json")),
+                       ("not-check.json", "rdma_fabric_drain_plan: %s is not the plan of a check-mode run" % (tmp_path / "not-check.json"))):
+        proc, record, marks = run(tmp_path / name.split(".")[0], extra=["-e", json.dumps({
+            "rdma_fabric_serial": 1, "rdma_fabric_k8s_drain": True, "rdma_fabric_drain_plan": str(tmp_path / name)})])
+        assert proc.returncode == 2, proc.stdout[-3000:]
+        assert text in " ".join(proc.stdout.split()), proc.stdout[-3000:]
+        assert marks == [] and record is None

@@ -98,6 +98,21 @@ def test_writes_three_files_then_is_idempotent(run, tmp_path):
     assert not [n for n in os.listdir(dest) if n.startswith(".")]
 
 
+def test_rollout_gates_reach_the_report(run, tmp_path):
+    """This run's staged-rollout gates (what report.yml passes from site.yml) in the HTML report and the verdict."""
+    gates = [{"batch": 1, "of": 2, "hosts": ["lab1"], "reference": None, "ok": True, "failed": {}, "passed": ["lab1"],
+              "message": "batch 1 of 2 (lab1) passed its health gate"},
+             {"batch": 2, "of": 2, "hosts": ["lab2"], "reference": "lab1", "ok": True, "failed": {}, "passed": ["lab2"],
+              "message": "batch 2 of 2 (lab2) passed its health gate (tested against lab1)"}]
+    result = run(dest=str(tmp_path), hosts=inputs(), validation=VALIDATION, generated_at=STAMP, rollout=gates)
+    assert result["summary"]["ok"] is True
+    with open(result["paths"]["html"]) as f:
+        html = f.read()
+    assert "Staged rollout: health gates (2)" in html and "batch 2 of 2 (lab2) passed its health gate (tested against lab1)" in html
+    bad = run(dest=str(tmp_path / "x"), hosts=inputs(), rollout="batch 1")
+    assert bad["failed"] is True and "rollout" in bad["msg"]
+
+
 def test_check_mode_writes_nothing_and_diff_shows_the_json(run, tmp_path):
     dest = str(tmp_path / "reports")
     result = run(dest=dest, hosts=inputs(), validation=VALIDATION, generated_at=STAMP,

@@ -470,6 +470,75 @@ def test_runner_restores_what_it_did_when_a_step_fails(tmp_path):
     assert not any(a.done for a in actions) and not err.value.interrupted
 
 
+def plan_with_saved(builder, acs, saved_file, peermem="auto"):
+    tree = tree_of(builder)
+    topo = PciTopology(tree)
+    facts = gpudirect.gather(tree, "audit", topo=topo)
+    content = gpudirect.read_text_file(saved_file, tree)
+    return gpudirect.plan(facts, peermem, False, acs, None, topo=topo, saved_file=saved_file, saved_content=content)
+
+
+def test_acs_words_kept_at_first_clear_come_back_on_enable(tmp_path):
+    """disable keeps the words once (real writes into the tree's config files), enable puts them back exactly
+    (egress control too, which the kernel's boot default would not set) and removes the record."""
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    builder.write_config("0000:17:01.0", set_acs_control(builder.read_config("0000:17:01.0"), 0x003D))
+    saved = str(tmp_path / "var" / "lib" / "rdma-fabric" / "gpudirect-acs-before.json")
+    actions = plan_with_saved(builder, "disable", saved)
+    assert kinds(actions) == [("save_file", saved), ("acs_disable", "0000:17:00.0"), ("acs_disable", "0000:17:01.0")]
+    gpudirect.ChangeRunner(FakeModule()).run(actions)
+    assert acs_words_of(builder, "0000:17:00.0", "0000:17:01.0") == [0x0011, 0x0011]
+    with open(saved) as handle:
+        record = json.load(handle)
+    assert record == {"schema": 1, "bridges": {
+        "0000:17:00.0": {"control": "0x001d", "ids": ["0x1000", "0xc030"]},
+        "0000:17:01.0": {"control": "0x003d", "ids": ["0x1000", "0xc030"]}}}
+    # a second clear (after a reboot turned ACS on again) keeps the first record
+    builder.write_config("0000:17:00.0", set_acs_control(builder.read_config("0000:17:00.0"), ACS_CTRL_LINUX_DEFAULT))
+    assert kinds(plan_with_saved(builder, "disable", saved)) == [("acs_disable", "0000:17:00.0")]
+    builder.write_config("0000:17:00.0", set_acs_control(builder.read_config("0000:17:00.0"), 0x0011))
+    actions = plan_with_saved(builder, "enable", saved, peermem="absent")
+    assert [(a.kind, a.target, a.acs and (a.acs["old"], a.acs["new"])) for a in actions] == [
+        ("acs_enable", "0000:17:00.0", (0x0011, 0x001D)),
+        ("acs_enable", "0000:17:01.0", (0x0011, 0x003D)),
+        ("remove_saved", saved, None)]
+    assert actions[0].describe() == "write 0x001d to the ACS control register of 0000:17:00.0 (config offset 0x14e, was 0x0011)"
+    gpudirect.ChangeRunner(FakeModule()).run(actions)
+    assert acs_words_of(builder, "0000:17:00.0", "0000:17:01.0") == [0x001D, 0x003D]
+    assert not os.path.exists(saved)
+    # nothing left to do: no action, so the module reports no change
+    assert plan_with_saved(builder, "enable", saved, peermem="absent") == []
+
+
+def test_enable_without_a_record_sets_the_kernels_boot_bits(tmp_path):
+    """No record (the role's first clear predates it, or ACS was cleared by hand): request and completion
+    redirect where the bridge has them, other bits kept; a bridge whose record names other ids gets the same."""
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=0x0011)
+    saved = str(tmp_path / "before.json")
+    actions = plan_with_saved(builder, "enable", saved)
+    assert [(a.kind, a.target, a.acs["old"], a.acs["new"]) for a in actions] == [
+        ("acs_enable", "0000:17:00.0", 0x0011, 0x001D), ("acs_enable", "0000:17:01.0", 0x0011, 0x001D)]
+    with open(saved, "w") as handle:
+        json.dump({"schema": 1, "bridges": {"0000:17:00.0": {"control": "0x0000", "ids": ["0x8086", "0x1234"]},
+                                            "0000:17:01.0": {"control": "0x0011", "ids": ["0x1000", "0xc030"]}}}, handle)
+    actions = plan_with_saved(builder, "enable", saved)
+    # 17:00.0 was renumbered to another device: boot default; 17:01.0 had no redirect before the role: left off
+    assert [(a.kind, a.target) for a in actions] == [("acs_enable", "0000:17:00.0"), ("remove_saved", saved)]
+    assert actions[0].acs["new"] == 0x001D
+
+
+@pytest.mark.parametrize("content", ["{", "[]", '{"schema": 2, "bridges": {}}', '{"schema": 1, "bridges": {"a": {"control": "zz"}}}'])
+def test_an_unusable_record_fails_before_any_change_naming_the_file(tmp_path, content):
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=0x0011)
+    saved = str(tmp_path / "before.json")
+    with open(saved, "w") as handle:
+        handle.write(content)
+    with pytest.raises(gpudirect.PlanError) as err:
+        plan_with_saved(builder, "enable", saved)
+    assert str(err.value).startswith("%s (the ACS words kept before the first clear) is not usable: " % saved)
+    assert "Remove it to restore the kernel's boot default" in str(err.value)
+
+
 def test_runner_refuses_an_acs_word_someone_else_changed(tmp_path):
     builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
     actions = planned(builder)

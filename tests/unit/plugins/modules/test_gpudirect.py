@@ -167,6 +167,27 @@ def test_absent_unloads_and_removes_file(run, tmp_path):
     assert run(builder, peermem="absent")[0]["changed"] is False
 
 
+def test_disable_keeps_the_words_and_enable_puts_them_back(run, tmp_path):
+    """Container mode (the tree is the host's root): the record lands under it, real ACS writes in the tree."""
+    builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT, driver_flavour="proprietary")
+    saved = "/var/lib/rdma-fabric/gpudirect-acs-before.json"
+    result, kernel = run(builder, acs="disable", acs_saved=saved)
+    assert [a["action"] for a in result["actions"]] == ["load_module", "write_file", "save_file", "acs_disable", "acs_disable"]
+    assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x0011, 0x0011]
+    record = os.path.join(builder.root, saved.lstrip("/"))
+    assert os.path.exists(record)
+    checked, kernel = run(builder, peermem="absent", acs="enable", acs_saved=saved, _ansible_check_mode=True, _ansible_diff=True)
+    assert checked["changed"] is True and kernel.commands == [] and os.path.exists(record)
+    assert checked["diff"]["after"]["acs_control"] == {"0000:17:00.0": "0x001d", "0000:17:01.0": "0x001d"}
+    assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x0011, 0x0011]
+    result, kernel = run(builder, peermem="absent", acs="enable", acs_saved=saved)
+    assert [a["action"] for a in result["actions"]] == ["unload_module", "remove_file", "acs_enable", "acs_enable", "remove_saved"]
+    assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x001D, 0x001D]
+    assert not os.path.exists(record) and not os.path.exists(run.load_file)
+    again, kernel = run(builder, peermem="absent", acs="enable", acs_saved=saved)
+    assert again["changed"] is False and again["actions"] == [] and kernel.commands == []
+
+
 def test_host_without_gpu_reports_and_changes_nothing(run, tmp_path):
     builder = PciTreeBuilder(tmp_path)
     builder.device(builder.host_bridge("pci0000:00"), "0000:00:04.0", 0x1AF4, 0x1041, 0x020000, driver="virtio-pci")
@@ -260,6 +281,8 @@ def test_redirected_reads_refuse_changes(run, tmp_path):
     ({"host_root": "/ho\0st"}, "host_root: '/ho\\x00st' contains a NUL byte"),
     ({"sysfs_path": "/sys\n"}, "sysfs_path: '/sys\\n' contains a control character"),
     ({"host_root": "host"}, "host_root: 'host' is relative; allowed: an absolute path"),
+    ({"acs_saved": "/var/lib/x\0"}, "acs_saved: '/var/lib/x\\x00' contains a NUL byte"),
+    ({"acs_saved": "var/lib/x.json"}, "acs_saved: 'var/lib/x.json' is relative; allowed: an absolute path"),
 ])
 def test_bad_paths_are_named(run, tmp_path, args, message):
     result, kernel = run(build_ready_host(tmp_path), **args)

@@ -40,6 +40,30 @@ def test_plan_keeps_changes_per_host_and_stage():
     assert "Check mode: nothing was changed. 2 hosts, 1 would change (2 changes)." in md
     assert "  - eth1 pfc: [] -> [3]" in md and "  - eth1 roce_tos: 0 -> 106" in md and "  - /etc/a" in md
     assert "## n2: nothing to change" in md
+    assert data["disruption"] == {"drain": ["n1"], "drain_why": {"n1": "2 changes planned"}, "reboot": [],
+                                  "driver_restart": []}
+
+
+def test_plan_names_the_hosts_that_would_be_drained_rebooted_or_restarted():
+    p = fp.Plan()
+    p.check_mode = True
+    p.add("n1", "mofed", "Reboot to activate the new modules", {"changed": True, "rebooted": True},
+          action="ansible.builtin.reboot", args={"reboot_timeout": 900})
+    p.add("n2", "mofed", "Restart openibd", {"changed": True, "invocation": {"module_args": {"name": "openibd", "state": "restarted"}}},
+          action="ansible.builtin.systemd_service")
+    p.add("n3", "mofed", "Restart chronyd", {"changed": True}, action="ansible.builtin.systemd_service",
+          args={"name": "chronyd", "state": "restarted"})
+    p.add("n4", "mofed", "Reboot", {"changed": False}, action="ansible.builtin.reboot")   # nothing to do: no reboot
+    p.fail("n5", "mofed", "Read", "boom")
+    data = p.as_dict()
+    assert data["disruption"] == {
+        "drain": ["n1", "n2", "n3", "n5"],
+        "drain_why": {"n1": "1 changes planned", "n2": "1 changes planned", "n3": "1 changes planned",
+                      "n5": "failed in the plan"},
+        "reboot": ["n1"], "driver_restart": ["n2"]}
+    md = fp.markdown(data)
+    assert "- Would reboot: n1\n" in md and "- Would restart the RDMA driver stack (openibd): n2\n" in md
+    assert "rdma_fabric_drain_plan): n1 (1 changes planned), n2 (1 changes planned), n3 (1 changes planned), n5 (failed in the plan)" in md
 
 
 PLAYBOOK = """

@@ -218,3 +218,30 @@ def test_summary_lines(hosts):
 def test_render_unknown_format(hosts):
     with pytest.raises(ValueError, match="formats: unknown format 'pdf'"):
         rpt.render(rpt.build_report(hosts, []), "pdf")
+
+
+# The gates as site.yml's rollout_finish.yml records them (rollout.gate), one passed, one failed.
+GATES = [
+    {"batch": 1, "of": 3, "hosts": ["lab1"], "reference": None, "ok": True, "failed": {}, "passed": ["lab1"],
+     "message": "batch 1 of 3 (lab1) passed its health gate"},
+    {"batch": 2, "of": 3, "hosts": ["lab2"], "reference": "lab1", "ok": False, "passed": [],
+     "failed": {"lab2": ["rping: rping not found on this host <script>"]},
+     "message": "Rollout stopped at batch 2 of 3 (lab2): the health gate failed for lab2: rping: ..."},
+]
+
+
+def test_rollout_gates_in_every_format(hosts):
+    plain = rpt.build_report(hosts, validation(), generated_at="2026-01-01T00:00:00+00:00")
+    assert "rollout" not in plain and "Staged rollout" not in rpt.render_html(plain)
+    report = rpt.build_report(hosts, validation(), generated_at="2026-01-01T00:00:00+00:00", rollout=GATES)
+    assert report["rollout"]["ok"] is False and report["summary"]["ok"] is False
+    assert [(g["batch"], g["ok"], g["reference"]) for g in report["rollout"]["gates"]] == [(1, True, None), (2, False, "lab1")]
+    html = rpt.render_html(report)
+    assert "<h2>Staged rollout: health gates (2) " in html and "STOPPED" in html
+    assert "<td>lab2</td><td>lab1</td>" in html and "lab2: rping: rping not found on this host &lt;script&gt;" in html
+    assert "<script>" not in html
+    md = rpt.render_markdown(report)
+    assert "| 2 of 3 | lab2 | lab1 | FAILED | lab2: rping: rping not found on this host <script> |" in md
+    assert json.loads(rpt.render_json(report))["rollout"]["gates"][0]["message"] == "batch 1 of 3 (lab1) passed its health gate"
+    passed = rpt.build_report(hosts, validation(), rollout=GATES[:1])
+    assert passed["rollout"]["ok"] is True and passed["summary"]["ok"] == plain["summary"]["ok"]

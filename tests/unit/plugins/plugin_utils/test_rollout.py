@@ -5,6 +5,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+
 import pytest
 
 from ansible.utils.helpers import pct_to_int
@@ -117,3 +119,35 @@ def test_gate_dropped_host_and_pass():
     assert v["failed"] == {"n02": ["failed or unreachable during the batch"]} and v["passed"] == ["n01"]
     ok = rollout.gate(dict(b, reference="n00"), [], live_hosts=["n01", "n02"])
     assert ok["ok"] and ok["message"] == "batch 1 of 2 (n01, n02) passed its health gate (tested against n00)"
+
+
+def test_drain_plan_drains_only_hosts_that_change_and_every_unknown(tmp_path):
+    path = tmp_path / "fabric-plan.json"
+    path.write_text(json.dumps({"check_mode": True, "failed": {"n4": [{"stage": "s", "task": "t", "message": "m"}]},
+                                "unreachable": ["n5"], "hosts": {
+                                    "n1": {"changes": 0, "stages": {}}, "n2": {"changes": 3, "stages": {}},
+                                    "n4": {"changes": 0, "stages": {}}, "n5": {"changes": 0, "stages": {}}}}))
+    assert rollout.drain_plan(str(path), ["n1", "n2", "n3", "n4", "n5"]) == {
+        "n1": {"drain": False, "why": "the plan shows nothing to change"},
+        "n2": {"drain": True, "why": "3 changes planned"},
+        "n3": {"drain": True, "why": "not in the plan"},
+        "n4": {"drain": True, "why": "failed in the plan"},
+        "n5": {"drain": True, "why": "unreachable in the plan"},
+    }
+    assert rollout.drain_plan(None, ["n1"]) is None and rollout.drain_plan("", ["n1"]) is None
+
+
+@pytest.mark.parametrize("content,words", [
+    (None, "cannot read"),
+    ("{", "cannot read"),
+    ('{"check_mode": false, "hosts": {}}', "is not the plan of a check-mode run"),
+    ('{"check_mode": true}', "is not the plan of a check-mode run"),
+    ("[]", "is not the plan of a check-mode run"),
+])
+def test_drain_plan_refuses_what_is_not_a_check_mode_plan(tmp_path, content, words):
+    path = tmp_path / "plan.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(rollout.RolloutError) as err:
+        rollout.drain_plan(str(path), ["n1"])
+    assert str(err.value).startswith("rdma_fabric_drain_plan: ") and words in str(err.value)

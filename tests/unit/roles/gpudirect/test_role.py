@@ -84,6 +84,7 @@ def test_gpu_host_in_check_mode(tmp_path):
     assert [(a["action"], a["target"], a["done"]) for a in planned["actions"]] == [
         ("load_module", "nvidia_peermem", False),
         ("write_file", "/etc/modules-load.d/rdma-fabric-gpudirect.conf", False),
+        ("save_file", "/var/lib/rdma-fabric/gpudirect-acs-before.json", False),   # kept for gpudirect_state: absent
         ("acs_disable", "0000:17:00.0", False),
         ("acs_disable", "0000:17:01.0", False),
     ]
@@ -167,3 +168,56 @@ def test_bad_variables_fail_before_anything_runs(tmp_path, variables, check, wor
     for word in words:
         assert word in failed[0]["msg"], failed[0]["msg"]
     assert "Read the GPUDirect state of the host (changes nothing)" not in tasks
+
+
+REMOVE = "Unload the peer-memory module, remove its modules-load.d file and put ACS back"
+
+
+def test_absent_plans_the_unload_and_acs_back_in_check_mode(tmp_path):
+    """No record kept on this machine: the kernel's boot bits (request + completion redirect) come back."""
+    builder = build_ready_host(tmp_path / "host", driver_flavour="proprietary", driver_version="535.104.05")
+    builder.module("nvidia_peermem")
+    rc, tasks = run_role(tmp_path, builder, {"gpudirect_state": "absent"})
+    assert rc == 0, tasks
+    removal = tasks[REMOVE]
+    assert removal["changed"] is True
+    assert [(a["action"], a["target"], a["command"]) for a in removal["actions"]] == [
+        ("unload_module", "nvidia_peermem", "modprobe -r nvidia_peermem"),
+        ("acs_enable", "0000:17:00.0", "write 0x000c to the ACS control register of 0000:17:00.0 (config offset 0x14e, was 0x0000)"),
+        ("acs_enable", "0000:17:01.0", "write 0x000c to the ACS control register of 0000:17:01.0 (config offset 0x14e, was 0x0000)"),
+    ]
+    assert removal["diff"]["before"]["acs_control"] == {"0000:17:00.0": "0x0000", "0000:17:01.0": "0x0000"}
+    assert removal["diff"]["after"]["acs_control"] == {"0000:17:00.0": "0x000c", "0000:17:01.0": "0x000c"}
+    assert removal["diff"]["after"]["peermem_loaded"] == []
+    # this machine has none of the role's files: nothing to disable or remove
+    assert tasks["Disable the ACS oneshot"].get("skipped") is True
+    assert all(r.get("skipped") for r in tasks["Remove the ACS oneshot, its record and the openibd drop-in"]["results"])
+    assert "Make GPUDirect RDMA ready" not in tasks and "Assert that GPUDirect RDMA is ready" not in tasks
+
+
+def test_absent_with_nothing_to_take_back_reads_twice_and_changes_nothing(tmp_path):
+    builder = build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
+    rc, tasks = run_role(tmp_path, builder, {"gpudirect_state": "absent"})
+    assert rc == 0, tasks
+    assert tasks[REMOVE]["changed"] is False and tasks[REMOVE]["actions"] == []
+    ran = [name for name, result in tasks.items()
+           if not result.get("skipped") and not all(r.get("skipped") for r in result.get("results", [{}]))]
+    assert [name for name in ran if name.startswith(("Read", "Unload", "Disable", "Remove"))] == [
+        "Read the ACS oneshot, its record and the openibd drop-in (one call)", REMOVE]
+    assert not any(result.get("changed") for result in tasks.values())
+
+
+def test_absent_with_acs_ignore_leaves_acs_alone(tmp_path):
+    builder = build_ready_host(tmp_path / "host")
+    rc, tasks = run_role(tmp_path, builder, {"gpudirect_state": "absent", "gpudirect_acs": "ignore"})
+    assert rc == 0, tasks
+    assert tasks[REMOVE]["actions"] == []
+
+
+def test_a_bad_state_fails_before_anything_runs(tmp_path):
+    builder = build_ready_host(tmp_path / "host")
+    rc, tasks = run_role(tmp_path, builder, {"gpudirect_state": "removed"})
+    assert rc != 0
+    failed = [t for t in tasks.values() if t.get("failed")]
+    assert len(failed) == 1 and "gpudirect_state" in failed[0]["msg"] and "present, absent" in failed[0]["msg"]
+    assert REMOVE not in tasks
