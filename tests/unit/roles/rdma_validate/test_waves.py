@@ -54,7 +54,27 @@ PLAY = """
 """
 
 
-def run(tmp_path, hosts, extra=(), host_vars=None):
+# The second play as playbooks/validate.yml has it: the role imported without Ansible's check of its
+# arguments per host, which the role then does once (tasks/main.yml).
+PLAY_IMPORTED = PLAY.split("- name: Validate", 1)[0] + """- name: Validate
+  hosts: rdma_nodes
+  gather_facts: false
+  tasks:
+    - name: Validate the fabric
+      ansible.builtin.import_role:
+        name: rdma.fabric.rdma_validate
+        rolespec_validate: false
+      vars:
+        rdma_validate_tests: [rping]
+        rdma_validate_install_tools: false
+        rdma_validate_refresh_facts: false
+        rdma_validate_results_dir: "{{ out }}"
+        rdma_validate_fail_on_error: false
+        __rdma_validate_check_arguments_once: true
+"""
+
+
+def run(tmp_path, hosts, extra=(), host_vars=None, play=PLAY):
     facts = lab_facts()
     tmp_path.mkdir(parents=True, exist_ok=True)
     inv_hosts = {}
@@ -65,7 +85,7 @@ def run(tmp_path, hosts, extra=(), host_vars=None):
     inventory = {"all": {"children": {"rdma_nodes": {"hosts": inv_hosts, "vars": {
         "ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}}
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
-    (tmp_path / "play.yml").write_text("---" + PLAY)
+    (tmp_path / "play.yml").write_text("---" + play)
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_CACHE_PLUGIN="memory",
                ANSIBLE_NOCOLOR="1", ANSIBLE_LOCAL_TEMP=str(tmp_path / "tmp"),
                ANSIBLE_COLLECTIONS_PATH=os.path.abspath(os.path.join(REPO, "..", "..", "..")))
@@ -123,3 +143,23 @@ def test_bad_values_stop_before_anything_runs(tmp_path):
     assert proc.returncode == 2 and result is None
     assert "rdma_validate_data_ip of host lab2: '192.0.2.999' is not allowed; allowed: an IPv4 or IPv6 address" in proc.stdout
     assert "Run the client side" not in proc.stdout
+
+
+def test_imported_as_validate_yml_checks_the_arguments_once(tmp_path):
+    # planning only (check mode, no install, no fact refresh): the one check, then the plan, nothing per host
+    proc, result = run(tmp_path / "ok", ["lab1", "lab2", "lab3"], extra=["--check"], play=PLAY_IMPORTED)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    assert "Validating arguments against arg spec" not in proc.stdout
+    assert proc.stdout.count("TASK [rdma.fabric.rdma_validate : Check the role's arguments once") == 1
+    assert "3 passed, 0 failed, 3 not run" in proc.stdout
+    # the same spec as Ansible's own check: a value outside the choices stops the play before the plan
+    proc, result = run(tmp_path / "bad", ["lab1", "lab2"], extra=["--check", "-e", "rdma_validate_topology=mesh"],
+                       play=PLAY_IMPORTED)
+    assert proc.returncode == 2 and result is None
+    assert "value of rdma_validate_topology must be one of: ring, all_pairs, got: mesh" in proc.stdout
+    assert "Pair the hosts" not in proc.stdout
+    # a host variable checked per host: every host's, by the plan's check
+    proc, result = run(tmp_path / "ip", ["lab1", "lab2"], host_vars={"lab2": {"rdma_validate_data_ip": "192.0.2.999"}},
+                       extra=["--check"], play=PLAY_IMPORTED)
+    assert proc.returncode == 2 and result is None
+    assert "rdma_validate_data_ip of host lab2: '192.0.2.999' is not allowed" in proc.stdout
