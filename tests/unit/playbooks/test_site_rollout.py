@@ -237,7 +237,7 @@ def test_a_bad_plan_stops_before_any_host_is_touched(tmp_path):
     (tmp_path / "not-check.json").write_text(json.dumps({"check_mode": False, "hosts": {}}))
     for name, text in (("missing.json", "rdma_fabric_drain_plan: cannot read %s as a fabric plan" % (tmp_path / "missing.json")),
                        ("not-check.json", "rdma_fabric_drain_plan: %s is not the plan of a check-mode run" % (tmp_path / "not-check.json"))):
-        proc, record, marks = run(tmp_path / name.split(".")[0], extra=["-e", json.dumps({
+        proc, record, marks = run(tmp_path / name.split(".", maxsplit=1)[0], extra=["-e", json.dumps({
             "rdma_fabric_serial": 1, "rdma_fabric_k8s_drain": True, "rdma_fabric_drain_plan": str(tmp_path / name)})])
         assert proc.returncode == 2, proc.stdout[-3000:]
         assert text in " ".join(proc.stdout.split()), proc.stdout[-3000:]

@@ -63,7 +63,7 @@ done
 exit $rc
 """
 
-ADDED = ["doca-ofed", "mlnx-ofed-kernel-dkms", "mlnx-tools", "python3-debian", "removed-since"]
+ADDED = ("doca-ofed", "mlnx-ofed-kernel-dkms", "mlnx-tools", "python3-debian", "removed-since")
 
 
 def remove(tmp_path, address, record=ADDED, installed=("doca-ofed", "mlnx-ofed-kernel-dkms", "mlnx-tools", "python3-debian", "rdma-core"),
