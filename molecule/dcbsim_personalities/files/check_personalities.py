@@ -207,8 +207,10 @@ def app_rules():
     # ice: a mapped DSCP cannot be set again; an empty table means L2 VLAN mode and the default config
     step("ice", "I0", "reset state", ["dcb", "-j", "ets", "show", "dev", "DEV"], app=[], trust_is="pcp",
          check=expect_ets(prio_tc=[0] * 8, tc_tsa=["ets"] + ["strict"] * 7, tc_bw=[100] + [0] * 7, ets_cap=8, pfc=[]))
-    step("ice", "I1", "PFC on priority 3 (VLAN mode)", ["dcb", "pfc", "set", "dev", "DEV", "prio-pfc", "3:on"],
-         app=[], trust_is="pcp", check=expect_ets(pfc=[3]))
+    # ice_dcbnl_setpfc() commits the "desired" config, empty so far: its ETS (every TC strict) comes along
+    step("ice", "I1", "PFC on priority 3 (VLAN mode; the empty desired ETS comes along)",
+         ["dcb", "pfc", "set", "dev", "DEV", "prio-pfc", "3:on"],
+         app=[], trust_is="pcp", check=expect_ets(pfc=[3], prio_tc=[0] * 8, tc_tsa=["strict"] * 8, tc_bw=[100] + [0] * 7))
     step("ice", "I2", "first DSCP entry: L3 DSCP mode, ETS to its DSCP defaults", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
          app=[[26, 3]], trust_is="dscp",
          check=expect_ets(prio_tc=list(range(8)), tc_tsa=["ets"] * 8, tc_bw=[100] + [0] * 7, pfc=[3]))
