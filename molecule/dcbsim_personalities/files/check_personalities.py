@@ -292,6 +292,9 @@ def ets_rules():
         step(pers, pers[0].upper() + "X6", "buffer read", ["dcb", "buffer", "show", "dev", "DEV"], expect_rc=1 if pers == "ice" else 0)
 
 
+NETLINK_BAD_VALUE = "Netlink error: Bad value. see dmesg."
+
+
 def mlnx_qos_rules(binary):
     q = [sys.executable, binary, "-i", "DEV"]
     for pers in ("generic", "mlx5", "ice"):
@@ -312,9 +315,21 @@ def mlnx_qos_rules(binary):
         # ice: the empty table left the default config (every priority on TC0): one TC in use gets 100%
         step(pers, p + "7", "mlnx_qos ETS bandwidths summing to 80 (ice: one TC in use, TC0 gets 100%)",
              q + ["--tsa", "ets,ets,strict,strict,strict,strict,strict,strict", "--tcbw", "50,30,0,0,0,0,0,0"],
-             expect_rc=0 if pers == "ice" else 1, expect_err=None if pers == "ice" else "Netlink error: Bad value. see dmesg.",
+             expect_rc=0 if pers == "ice" else 1, expect_err=None if pers == "ice" else NETLINK_BAD_VALUE,
              check=expect_ets(tc_bw=[100, 30] + [0] * 6) if pers == "ice" else None)
         step(pers, p + "8", "mlnx_qos -a", q + ["-a"], expect_rc=0)
+    # ice: a refused ETS stays in "desired" and fails the next DSCP entry's commit (the entry stays)
+    step("ice", "IQ9", "mlnx_qos --dscp2prio set,26,3: L3 DSCP mode", q + ["--dscp2prio", "set,26,3"], app=[[26, 3]], trust_is="dscp")
+    step("ice", "IQ10", "mlnx_qos ETS 50+30 on eight TCs in use (DSCP mode): refused",
+         q + ["--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "50,30,0,0,0,0,0,0"], expect_rc=1,
+         expect_err=NETLINK_BAD_VALUE, check=expect_ets(tc_bw=[100] + [0] * 7))
+    step("ice", "IQ11", "mlnx_qos --dscp2prio set,10,4 after it: fails, the entry stays (the port keeps 10 -> 1)",
+         q + ["--dscp2prio", "set,10,4"], expect_rc=1, expect_err="dscp2prio command failed", app=[[10, 4], [26, 3]],
+         trust_is="dscp", check=expect_dscp_prio(10, [1]))
+    step("ice", "IQ12", "mlnx_qos ETS TC0 100%: taken, 10 -> 4 committed with it",
+         q + ["--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "100,0,0,0,0,0,0,0"],
+         app=[[10, 4], [26, 3]], trust_is="dscp", check=expect_dscp_prio(10, [4]))
+    step("ice", "IQ13", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp")
 
 
 def main():
