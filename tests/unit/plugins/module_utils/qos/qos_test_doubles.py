@@ -470,10 +470,17 @@ class FakeMlnxQos(object):
         if o["dscp2prio"] and o.get("trust"):
             return 1, "trust and dscp2prio commands cannot be used at the same time.\n", ""
         for cmd in o["dscp2prio"]:
-            action, d, p = cmd.split(",")
-            d, p = int(d), int(p)
             if "dscp2prio" in port.fail:
                 return 1, "dscp2prio command failed\n", ""
+            if cmd == "flush":                  # every DSCP entry of one table read, deleted one by one
+                for sel, prio, proto in list(port.apps) if not port.sysfs_trust else []:
+                    if sel == SEL_DSCP and port.delapp(proto, prio):
+                        return 1, "dscp2prio command failed\n", ""
+                changed = True
+                port.trust_history.append(port.trust())
+                continue
+            action, d, p = cmd.split(",")
+            d, p = int(d), int(p)
             if port.sysfs_trust:
                 if action == "set":
                     port.sysfs_table[d] = p
