@@ -293,6 +293,8 @@ def ets_rules():
 
 
 NETLINK_BAD_VALUE = "Netlink error: Bad value. see dmesg."
+# mlnx_qos steps of a remap of DSCP 26 from priority 3 to 5, per driver (the unit tests' FakeMlnxQos has the same)
+REMAP_STEPS = {"generic": ["set,26,5", "del,26,3"], "mlx5": ["set,26,5"], "ice": ["del,26,3", "set,26,5"]}
 
 
 def mlnx_qos_rules(binary):
@@ -318,6 +320,13 @@ def mlnx_qos_rules(binary):
              expect_rc=0 if pers == "ice" else 1, expect_err=None if pers == "ice" else NETLINK_BAD_VALUE,
              check=expect_ets(tc_bw=[100, 30] + [0] * 6) if pers == "ice" else None)
         step(pers, p + "8", "mlnx_qos -a", q + ["-a"], expect_rc=0)
+        # the remap steps that work on this driver (26: 3 -> 5, 48 -> 6 mapped all along): DSCP trust throughout
+        step(pers, p + "R1", "mlnx_qos --dscp2prio set,26,3 --dscp2prio set,48,6", q + ["--dscp2prio", "set,26,3", "--dscp2prio", "set,48,6"],
+             app=[[26, 3], [48, 6]], trust_is="dscp")
+        for i, arg in enumerate(REMAP_STEPS[pers]):
+            step(pers, p + "R%d" % (i + 2), "remap 26 3->5, step %d of %d: --dscp2prio %s" % (i + 1, len(REMAP_STEPS[pers]), arg),
+                 q + ["--dscp2prio", arg], app=[[26, 5], [48, 6]] if i + 1 == len(REMAP_STEPS[pers]) else None, trust_is="dscp")
+        step(pers, p + "R9", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp")
     # ice: a refused ETS stays in "desired" and fails the next DSCP entry's commit (the entry stays)
     step("ice", "IQ9", "mlnx_qos --dscp2prio set,26,3: L3 DSCP mode", q + ["--dscp2prio", "set,26,3"], app=[[26, 3]], trust_is="dscp")
     step("ice", "IQ10", "mlnx_qos ETS 50+30 on eight TCs in use (DSCP mode): refused",
