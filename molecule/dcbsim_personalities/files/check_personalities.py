@@ -27,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 DEVS = {"generic": "dcbsim0", "mlx5": "dcbsim1", "ice": "dcbsim2"}
 
@@ -349,6 +350,7 @@ def main():
     ap.add_argument("--ko", help="insmod this dcbsim.ko instead of the installed module")
     args = ap.parse_args()
 
+    started = time.time()
     was_loaded = os.path.isdir("/sys/module/dcbsim")
     if was_loaded:
         if not args.reload:
@@ -376,10 +378,11 @@ def main():
             sh(["modprobe", "dcbsim"])
     failed = [r for r in RESULTS if not r["ok"]]
     names = ", ".join(r["personality"] + " " + r["id"] for r in failed)
-    print("\n%d checks, %d failed%s" % (len(RESULTS), len(failed), (": " + names) if failed else ""))
+    seconds = round(time.time() - started, 1)
+    print("\n%d checks, %d failed%s (%.1f s)" % (len(RESULTS), len(failed), (": " + names) if failed else "", seconds))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"results": RESULTS, "failed": len(failed)}, f, indent=1)
+            json.dump({"results": RESULTS, "failed": len(failed), "seconds": seconds}, f, indent=1)
     sys.exit(1 if failed else 0)
 
 
