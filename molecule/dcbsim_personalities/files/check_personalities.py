@@ -27,8 +27,16 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 DEVS = {"generic": "dcbsim0", "mlx5": "dcbsim1", "ice": "dcbsim2"}
+
+# iproute2 6.1 (dcb/dcb_app.c, dcb/dcb.c): `dcb app replace` reads the table (GET), adds the new entries
+# (SET), then deletes the replaced ones (DEL), and exits 0 whatever happened (dcb_cmd_app_replace() ends in
+# `return 0`). Every request asks for an ACK, and the GET stops reading at its answer, leaving its ACK
+# queued (same sequence number within one second): the SET takes that ACK for its own success, and the
+# DEL reads the SET's answer. So a refused add is not seen, the delete is sent anyway, its own outcome is
+# never read, and an error of the add shows up as "Could not remove replaced APP entries" (M5, I5).
 RESULTS = []
 
 
@@ -76,8 +84,12 @@ def show(dev, what):
     return json.loads(out) if rc == 0 and out.strip() else {"rc": rc, "error": err.strip()}
 
 
-def step(pers, sid, title, argv, expect_rc=0, expect_err=None, app=None, trust_is=None, check=None):
-    """Run argv on the personality's device; compare rc, error text, APP table, trust, extra checks."""
+def step(pers, sid, title, argv, expect_rc=0, expect_err=None, app=None, trust_is=None, check=None, quiet=False,
+         kernel=()):
+    """Run argv on the personality's device; compare rc, error text, APP table, trust, extra checks.
+
+    ``quiet``: stderr must be empty; ``kernel``: texts the kernel log lines the command caused must hold.
+    """
     dev = DEVS[pers]
     argv = [a.replace("DEV", dev) for a in argv]
     before = kmsg_count()
@@ -86,8 +98,11 @@ def step(pers, sid, title, argv, expect_rc=0, expect_err=None, app=None, trust_i
     problems = []
     if expect_rc is not None and rc != expect_rc:
         problems.append("rc %d, expected %d" % (rc, expect_rc))
-    if expect_err and expect_err not in (out + err):
-        problems.append("output lacks %r" % expect_err)
+    for text in ([expect_err] if isinstance(expect_err, str) else expect_err or []):
+        if text not in (out + err):
+            problems.append("output lacks %r" % text)
+    if quiet and err.strip():
+        problems.append("stderr %r, expected none" % err.strip())
     if app is not None and got["app"] != sorted(app):
         problems.append("app table %s, expected %s" % (got["app"], sorted(app)))
     if trust_is is not None and got["trust"] != trust_is:
@@ -98,9 +113,13 @@ def step(pers, sid, title, argv, expect_rc=0, expect_err=None, app=None, trust_i
             extra[name] = value
             if value != expected:
                 problems.append("%s %s, expected %s" % (name, value, expected))
+    kernel_lines = kmsg_since(before, dev)
+    for text in kernel:
+        if not any(text in line for line in kernel_lines):
+            problems.append("kernel log lacks %r" % text)
     res = {"personality": pers, "id": sid, "title": title, "command": " ".join(argv), "rc": rc,
            "stdout": out.strip()[-2000:], "stderr": err.strip(), "app": got["app"], "trust": got["trust"],
-           "extra": extra, "kernel": kmsg_since(before, dev), "ok": not problems, "problems": problems}
+           "extra": extra, "kernel": kernel_lines, "ok": not problems, "problems": problems}
     RESULTS.append(res)
     print("[%s] %s %s" % (pers, sid, title))
     print("  $ %s" % res["command"])
@@ -173,9 +192,10 @@ def app_rules():
          app=[[26, 3]], trust_is="dscp")
     step("mlx5", "M4", "the generic remap back, step 2: del 26:5 (no longer mapped)", dcb + ["del", "dev", "DEV", "dscp-prio", "26:5"],
          expect_rc=1, expect_err="No such file or directory", app=[[26, 3]], trust_is="dscp")
-    step("mlx5", "M5", "dcb app replace 26:5: the add replaces, the delete of 26:3 then fails",
-         dcb + ["replace", "dev", "DEV", "dscp-prio", "26:5"], expect_rc=1, expect_err="Could not remove replaced APP entries",
-         app=[[26, 5]], trust_is="dscp")
+    # iproute2 6.1 `dcb app replace` (the note at DEVS): the add replaces, the delete of 26:3 is refused
+    # (ENOENT) but dcb reads the add's answer for it: rc 0, nothing on stderr
+    step("mlx5", "M5", "dcb app replace 26:5: the add replaces; the refused delete of 26:3 goes unreported",
+         dcb + ["replace", "dev", "DEV", "dscp-prio", "26:5"], quiet=True, app=[[26, 5]], trust_is="dscp")
     step("mlx5", "M6", "add the entry that exists: no error (delete + add)", dcb + ["add", "dev", "DEV", "dscp-prio", "26:5"],
          app=[[26, 5]], trust_is="dscp")
     step("mlx5", "M7", "second DSCP", dcb + ["add", "dev", "DEV", "dscp-prio", "10:1"], app=[[10, 1], [26, 5]], trust_is="dscp")
@@ -188,8 +208,10 @@ def app_rules():
     # ice: a mapped DSCP cannot be set again; an empty table means L2 VLAN mode and the default config
     step("ice", "I0", "reset state", ["dcb", "-j", "ets", "show", "dev", "DEV"], app=[], trust_is="pcp",
          check=expect_ets(prio_tc=[0] * 8, tc_tsa=["ets"] + ["strict"] * 7, tc_bw=[100] + [0] * 7, ets_cap=8, pfc=[]))
-    step("ice", "I1", "PFC on priority 3 (VLAN mode)", ["dcb", "pfc", "set", "dev", "DEV", "prio-pfc", "3:on"],
-         app=[], trust_is="pcp", check=expect_ets(pfc=[3]))
+    # ice_dcbnl_setpfc() commits the "desired" config, empty so far: its ETS (every TC strict) comes along
+    step("ice", "I1", "PFC on priority 3 (VLAN mode; the empty desired ETS comes along)",
+         ["dcb", "pfc", "set", "dev", "DEV", "prio-pfc", "3:on"],
+         app=[], trust_is="pcp", check=expect_ets(pfc=[3], prio_tc=[0] * 8, tc_tsa=["strict"] * 8, tc_bw=[100] + [0] * 7))
     step("ice", "I2", "first DSCP entry: L3 DSCP mode, ETS to its DSCP defaults", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
          app=[[26, 3]], trust_is="dscp",
          check=expect_ets(prio_tc=list(range(8)), tc_tsa=["ets"] * 8, tc_bw=[100] + [0] * 7, pfc=[3]))
@@ -197,22 +219,31 @@ def app_rules():
          expect_rc=1, expect_err="Invalid argument", app=[[26, 3]], trust_is="dscp")
     step("ice", "I4", "add the entry that exists", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
          expect_rc=1, expect_err="File exists", app=[[26, 3]], trust_is="dscp")
-    step("ice", "I5", "dcb app replace 26:5: the add is refused", dcb + ["replace", "dev", "DEV", "dscp-prio", "26:5"],
-         expect_rc=1, expect_err="Could not add new APP entries", app=[[26, 3]], trust_is="dscp")
-    step("ice", "I6", "second DSCP", dcb + ["add", "dev", "DEV", "dscp-prio", "10:1"], app=[[10, 1], [26, 3]], trust_is="dscp")
-    step("ice", "I7", "remap 26 3->5, step 1: del 26:3 (10 keeps DSCP mode)", dcb + ["del", "dev", "DEV", "dscp-prio", "26:3"],
+    # iproute2 6.1 `dcb app replace` (the note at DEVS): the add is refused ("already user mapped") but dcb
+    # reads a stale ACK for it and sends the delete of 26:3, the only DSCP entry: L2 VLAN mode and the
+    # default config; dcb then reports the add's EINVAL as the delete's, rc 0
+    step("ice", "I5", "dcb app replace 26:5: the add is refused, the delete of 26:3 is sent anyway (table empty)",
+         dcb + ["replace", "dev", "DEV", "dscp-prio", "26:5"],
+         expect_err=["Attribute write: Invalid argument", "Could not remove replaced APP entries"],
+         kernel=["already user mapped", "Switched QoS to L2 VLAN mode"], app=[], trust_is="pcp",
+         check=expect_ets(prio_tc=[0] * 8, tc_bw=[100] + [0] * 7, pfc=[]))
+    # "desired" still holds PFC 3 (from I1): the commit of the first DSCP entry brings it back
+    step("ice", "I6", "first DSCP entry again: L3 DSCP mode", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
+         app=[[26, 3]], trust_is="dscp", check=expect_ets(prio_tc=list(range(8)), pfc=[3]))
+    step("ice", "I7", "second DSCP", dcb + ["add", "dev", "DEV", "dscp-prio", "10:1"], app=[[10, 1], [26, 3]], trust_is="dscp")
+    step("ice", "I8", "remap 26 3->5, step 1: del 26:3 (10 keeps DSCP mode)", dcb + ["del", "dev", "DEV", "dscp-prio", "26:3"],
          app=[[10, 1]], trust_is="dscp", check=expect_dscp_prio(26, [2]))
-    step("ice", "I8", "remap 26 3->5, step 2: add 26:5", dcb + ["add", "dev", "DEV", "dscp-prio", "26:5"],
+    step("ice", "I9", "remap 26 3->5, step 2: add 26:5", dcb + ["add", "dev", "DEV", "dscp-prio", "26:5"],
          app=[[10, 1], [26, 5]], trust_is="dscp", check=expect_dscp_prio(26, [5]))
-    step("ice", "I9", "delete 10:1", dcb + ["del", "dev", "DEV", "dscp-prio", "10:1"], app=[[26, 5]], trust_is="dscp")
-    step("ice", "I10", "remap the only entry, step 1: del 26:5 -> VLAN mode, default config (PFC off)",
+    step("ice", "I10", "delete 10:1", dcb + ["del", "dev", "DEV", "dscp-prio", "10:1"], app=[[26, 5]], trust_is="dscp")
+    step("ice", "I11", "remap the only entry, step 1: del 26:5 -> VLAN mode, default config (PFC off)",
          dcb + ["del", "dev", "DEV", "dscp-prio", "26:5"], app=[], trust_is="pcp",
          check=expect_ets(prio_tc=[0] * 8, tc_tsa=["ets"] + ["strict"] * 7, tc_bw=[100] + [0] * 7, pfc=[]))
-    step("ice", "I11", "remap the only entry, step 2: add 26:3 -> DSCP mode again", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
+    step("ice", "I12", "remap the only entry, step 2: add 26:3 -> DSCP mode again", dcb + ["add", "dev", "DEV", "dscp-prio", "26:3"],
          app=[[26, 3]], trust_is="dscp")
-    step("ice", "I12", "an EtherType entry is refused", dcb + ["add", "dev", "DEV", "ethtype-prio", "0x8906:3"],
+    step("ice", "I13", "an EtherType entry is refused", dcb + ["add", "dev", "DEV", "ethtype-prio", "0x8906:3"],
          expect_rc=1, expect_err="Invalid argument", app=[[26, 3]], trust_is="dscp")
-    step("ice", "I13", "delete the last DSCP entry", dcb + ["del", "dev", "DEV", "dscp-prio", "26:3"], app=[], trust_is="pcp")
+    step("ice", "I14", "delete the last DSCP entry", dcb + ["del", "dev", "DEV", "dscp-prio", "26:3"], app=[], trust_is="pcp")
 
 
 def ets_rules():
@@ -262,6 +293,11 @@ def ets_rules():
         step(pers, pers[0].upper() + "X6", "buffer read", ["dcb", "buffer", "show", "dev", "DEV"], expect_rc=1 if pers == "ice" else 0)
 
 
+NETLINK_BAD_VALUE = "Netlink error: Bad value. see dmesg."
+# mlnx_qos steps of a remap of DSCP 26 from priority 3 to 5, per driver (the unit tests' FakeMlnxQos has the same)
+REMAP_STEPS = {"generic": ["set,26,5", "del,26,3"], "mlx5": ["set,26,5"], "ice": ["del,26,3", "set,26,5"]}
+
+
 def mlnx_qos_rules(binary):
     q = [sys.executable, binary, "-i", "DEV"]
     for pers in ("generic", "mlx5", "ice"):
@@ -282,9 +318,28 @@ def mlnx_qos_rules(binary):
         # ice: the empty table left the default config (every priority on TC0): one TC in use gets 100%
         step(pers, p + "7", "mlnx_qos ETS bandwidths summing to 80 (ice: one TC in use, TC0 gets 100%)",
              q + ["--tsa", "ets,ets,strict,strict,strict,strict,strict,strict", "--tcbw", "50,30,0,0,0,0,0,0"],
-             expect_rc=0 if pers == "ice" else 1, expect_err=None if pers == "ice" else "Netlink error: Bad value. see dmesg.",
+             expect_rc=0 if pers == "ice" else 1, expect_err=None if pers == "ice" else NETLINK_BAD_VALUE,
              check=expect_ets(tc_bw=[100, 30] + [0] * 6) if pers == "ice" else None)
         step(pers, p + "8", "mlnx_qos -a", q + ["-a"], expect_rc=0)
+        # the remap steps that work on this driver (26: 3 -> 5, 48 -> 6 mapped all along): DSCP trust throughout
+        step(pers, p + "R1", "mlnx_qos --dscp2prio set,26,3 --dscp2prio set,48,6", q + ["--dscp2prio", "set,26,3", "--dscp2prio", "set,48,6"],
+             app=[[26, 3], [48, 6]], trust_is="dscp")
+        for i, arg in enumerate(REMAP_STEPS[pers]):
+            step(pers, p + "R%d" % (i + 2), "remap 26 3->5, step %d of %d: --dscp2prio %s" % (i + 1, len(REMAP_STEPS[pers]), arg),
+                 q + ["--dscp2prio", arg], app=[[26, 5], [48, 6]] if i + 1 == len(REMAP_STEPS[pers]) else None, trust_is="dscp")
+        step(pers, p + "R9", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp")
+    # ice: a refused ETS stays in "desired" and fails the next DSCP entry's commit (the entry stays)
+    step("ice", "IQ9", "mlnx_qos --dscp2prio set,26,3: L3 DSCP mode", q + ["--dscp2prio", "set,26,3"], app=[[26, 3]], trust_is="dscp")
+    step("ice", "IQ10", "mlnx_qos ETS 50+30 on eight TCs in use (DSCP mode): refused",
+         q + ["--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "50,30,0,0,0,0,0,0"], expect_rc=1,
+         expect_err=NETLINK_BAD_VALUE, check=expect_ets(tc_bw=[100] + [0] * 7))
+    step("ice", "IQ11", "mlnx_qos --dscp2prio set,10,4 after it: fails, the entry stays (the port keeps 10 -> 1)",
+         q + ["--dscp2prio", "set,10,4"], expect_rc=1, expect_err="dscp2prio command failed", app=[[10, 4], [26, 3]],
+         trust_is="dscp", check=expect_dscp_prio(10, [1]))
+    step("ice", "IQ12", "mlnx_qos ETS TC0 100%: taken, 10 -> 4 committed with it",
+         q + ["--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "100,0,0,0,0,0,0,0"],
+         app=[[10, 4], [26, 3]], trust_is="dscp", check=expect_dscp_prio(10, [4]))
+    step("ice", "IQ13", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp")
 
 
 def main():
@@ -295,6 +350,7 @@ def main():
     ap.add_argument("--ko", help="insmod this dcbsim.ko instead of the installed module")
     args = ap.parse_args()
 
+    started = time.time()
     was_loaded = os.path.isdir("/sys/module/dcbsim")
     if was_loaded:
         if not args.reload:
@@ -322,10 +378,11 @@ def main():
             sh(["modprobe", "dcbsim"])
     failed = [r for r in RESULTS if not r["ok"]]
     names = ", ".join(r["personality"] + " " + r["id"] for r in failed)
-    print("\n%d checks, %d failed%s" % (len(RESULTS), len(failed), (": " + names) if failed else ""))
+    seconds = round(time.time() - started, 1)
+    print("\n%d checks, %d failed%s (%.1f s)" % (len(RESULTS), len(failed), (": " + names) if failed else "", seconds))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"results": RESULTS, "failed": len(failed)}, f, indent=1)
+            json.dump({"results": RESULTS, "failed": len(failed), "seconds": seconds}, f, indent=1)
     sys.exit(1 if failed else 0)
 
 

@@ -288,7 +288,13 @@ class MlnxPort(object):
       bandwidths of the TCs in use must sum to 100 whatever their TSA
       (``ice_dcb_bwchk``); non-contiguous TCs give the default config.  No
       buffer or maxrate ops (mlnx_qos says so and prints TC lines without
-      their prefix).  Not modelled: ice's separate "desired" config.
+      their prefix).  ice keeps two configs, as dcbsim does: every set edits
+      "desired" (empty at start) and commits all of it to "local" (what the
+      port shows): so the first PFC set brings desired's all-strict ETS, the
+      default config after the last DSCP entry is undone (PFC included) by
+      the next commit, and a refused ETS stays in desired and makes the next
+      PFC or DSCP change fail too (the entry stays in the table), until a
+      valid ETS is set.
     * ``generic`` (the kernel's own table): a second priority for a mapped
       DSCP is added (both kept); an identical entry is EEXIST.
     """
@@ -312,6 +318,8 @@ class MlnxPort(object):
         self.buffers = [80256, 80256, 896, 80256, 896, 896, 896, 896]
         if personality == "ice":
             self._ice_default_config()
+            # ice's "desired" config (qos_cfg.desired_dcbx_cfg): zeroed at start, VLAN (PCP) mode
+            self.desired = {"prio_tc": [0] * 8, "tsa": [0] * 8, "tcbw": [0] * 8, "pfc_en": 0, "dscp_mode": False}
             self.cable_len = 0
             self.buffers = None
         elif personality == "generic":
@@ -330,8 +338,32 @@ class MlnxPort(object):
 
     # -- the driver's rules --------------------------------------------
     def _ice_default_config(self):
-        """ice_dcb_sw_dflt_cfg(): TC0 ets 100%, every priority on TC0, PFC off."""
+        """ice_dcb_sw_dflt_cfg() on "local": TC0 ets 100%, every priority on TC0, PFC off, VLAN mode."""
         self.prio_tc, self.tsa, self.tcbw, self.pfc_en = [0] * 8, [2] + [0] * 7, [100] + [0] * 7, 0
+        self.local_dscp_mode = False
+
+    @staticmethod
+    def _ice_bwchk(cfg):
+        """ice_dcb_bwchk() on ``cfg`` (TC0 gets 100% where one TC is in use or all are 0): taken or not."""
+        used = set(cfg["prio_tc"])
+        n = len(used) if used == set(range(len(used))) else 1     # non-contiguous TCs count as one
+        total = sum(cfg["tcbw"][:n]) % 256                         # a u8 sum, as the driver's
+        if n == 1 or total == 0:
+            cfg["tcbw"][0] = 100
+            return True
+        return total == 100
+
+    def _ice_commit(self):
+        """ice_pf_dcb_cfg(desired): check, copy to local; non-contiguous TCs give the default config."""
+        d = self.desired
+        if not self._ice_bwchk(d):
+            return False
+        self.prio_tc, self.tsa, self.tcbw, self.pfc_en = list(d["prio_tc"]), list(d["tsa"]), list(d["tcbw"]), d["pfc_en"]
+        self.local_dscp_mode = d["dscp_mode"]
+        used = set(d["prio_tc"])
+        if used != set(range(len(used))):                          # ice_dcb_noncontig_cfg()
+            self._ice_default_config()
+        return True
 
     def setapp(self, dscp, prio):
         """The driver's ieee_setapp for DSCP -> prio: 0 or the errno."""
@@ -346,11 +378,13 @@ class MlnxPort(object):
             return errno.EEXIST                 # dcb_ieee_setapp()
         if self.personality == "ice" and mine:
             return errno.EINVAL                 # "DSCP value ... already user mapped"
-        first = not self.dscp_count()
         self.apps.insert(0, (SEL_DSCP, prio, dscp))
-        if self.personality == "ice" and first:  # switched QoS to L3 DSCP mode
-            self.prio_tc, self.tsa, self.tcbw = list(range(8)), [2] * 8, [100] + [0] * 7
-        return 0
+        if self.personality != "ice":
+            return 0
+        if not self.local_dscp_mode:            # switched QoS to L3 DSCP mode: desired gets the DSCP defaults
+            self.desired.update(dscp_mode=True, prio_tc=list(range(8)), tsa=[2] * 8, tcbw=[100] + [0] * 7)
+        # a refused commit: ICE_DCB_NO_HW_CHG (1), an error to the tool; the entry stays
+        return 0 if self._ice_commit() else 1
 
     def delapp(self, dscp, prio):
         """The driver's ieee_delapp: 0 or the errno (mlx5: not the current mapping, others: no entry)."""
@@ -358,28 +392,32 @@ class MlnxPort(object):
         if entry not in self.apps:
             return errno.ENOENT
         self.apps.remove(entry)
-        if self.personality == "ice" and not self.dscp_count():   # switched QoS to L2 VLAN mode
-            self._ice_default_config()
-        return 0
+        if self.personality != "ice":
+            return 0
+        if not self.dscp_count() and self.desired["dscp_mode"]:    # switched QoS to L2 VLAN mode
+            self.desired["dscp_mode"] = False
+            self._ice_default_config()          # on local only: desired keeps its ETS and PFC
+            return 0
+        return 0 if self._ice_commit() else errno.EINVAL
+
+    def setpfc(self, pfc_en):
+        """The driver's ieee_setpfc: True when taken (ice: desired committed, its ETS included)."""
+        if self.personality != "ice":
+            self.pfc_en = pfc_en
+            return True
+        self.desired["pfc_en"] = pfc_en
+        return self._ice_commit()
 
     def setets(self, tsa, tcbw, prio_tc):
         """The driver's ieee_setets: True when taken (state changed), False when refused."""
         if self.personality == "ice":
-            if self.dscp_count():
-                prio_tc = list(self.prio_tc)    # in DSCP mode prio_tc cannot change
-            used = set(prio_tc)
-            contiguous = used == set(range(len(used)))
-            tcbw = list(tcbw)
-            n = len(used) if contiguous else 1
-            total = sum(tcbw[:n]) % 256 if n > 1 else 0
-            if n == 1 or total == 0:
-                tcbw[0] = 100
-            elif total != 100:
+            d = self.desired                    # edited even when the check then refuses it
+            d["tsa"], d["tcbw"] = list(tsa), list(tcbw)
+            if not d["dscp_mode"]:              # in DSCP mode prio_tc cannot change
+                d["prio_tc"] = list(prio_tc)
+            if not self._ice_bwchk(d):
                 return False
-            self.tsa, self.tcbw, self.prio_tc = list(tsa), tcbw, list(prio_tc)
-            if not contiguous:
-                self._ice_default_config()
-            return True
+            return self._ice_commit()
         bad_tsa = any(t not in (0, 2) for t in tsa) if self.personality == "generic" else False
         if bad_tsa or (any(t == 2 for t in tsa) and sum(b for t, b in zip(tsa, tcbw) if t == 2) != 100):
             return False
@@ -426,17 +464,23 @@ class FakeMlnxQos(object):
             vals = o["pfc"].split(",")
             if len(vals) != 8:
                 return 1, "pfc list must have 8 items\n", ""
-            if "pfc" in port.fail:
+            if "pfc" in port.fail or not port.setpfc(sum(int(v) << i for i, v in enumerate(vals))):
                 return 1, self.NETLINK_ERR, ""
-            port.pfc_en = sum(int(v) << i for i, v in enumerate(vals))
             changed = True
         if o["dscp2prio"] and o.get("trust"):
             return 1, "trust and dscp2prio commands cannot be used at the same time.\n", ""
         for cmd in o["dscp2prio"]:
-            action, d, p = cmd.split(",")
-            d, p = int(d), int(p)
             if "dscp2prio" in port.fail:
                 return 1, "dscp2prio command failed\n", ""
+            if cmd == "flush":                  # every DSCP entry of one table read, deleted one by one
+                for sel, prio, proto in list(port.apps) if not port.sysfs_trust else []:
+                    if sel == SEL_DSCP and port.delapp(proto, prio):
+                        return 1, "dscp2prio command failed\n", ""
+                changed = True
+                port.trust_history.append(port.trust())
+                continue
+            action, d, p = cmd.split(",")
+            d, p = int(d), int(p)
             if port.sysfs_trust:
                 if action == "set":
                     port.sysfs_table[d] = p

@@ -82,13 +82,47 @@ def test_remap_steps_that_work_per_driver():
 
 
 def test_ice_first_and_last_dscp_entry_reset_ets_and_pfc():
+    """check_personalities.py I0-I2, I5-I6: the default config, desired's ETS, the DSCP defaults, PFC back."""
     port = MlnxPort(personality="ice")
-    assert run(port, "--pfc", "0,0,0,1,0,0,0,0")[0] == 0
     assert (port.prio_tc, port.tsa, port.tcbw) == ([0] * 8, [2] + [0] * 7, [100] + [0] * 7)
+    # the PFC set commits "desired", empty so far: its ETS (every TC strict) comes along
+    assert run(port, "--pfc", "0,0,0,1,0,0,0,0")[0] == 0
+    assert (port.prio_tc, port.tsa, port.tcbw, port.pfc_en) == ([0] * 8, [0] * 8, [100] + [0] * 7, 0x08)
     run(port, "--dscp2prio", "set,26,3")
     assert (port.prio_tc, port.tsa, port.tcbw, port.pfc_en) == (list(range(8)), [2] * 8, [100] + [0] * 7, 0x08)
     run(port, "--dscp2prio", "del,26,3")
     assert (port.prio_tc, port.tsa, port.tcbw, port.pfc_en) == ([0] * 8, [2] + [0] * 7, [100] + [0] * 7, 0)
+    # the default config was local only: the next DSCP entry commits desired, PFC 3 included
+    run(port, "--dscp2prio", "set,26,3")
+    assert (port.prio_tc, port.pfc_en, port.trust()) == (list(range(8)), 0x08, "dscp")
+
+
+def test_ice_refused_ets_stays_in_desired():
+    """check_personalities.py IE1-IE5 (with dcb there): a refused ETS makes the next PFC commit fail too."""
+    port = MlnxPort(personality="ice")
+    good = ("--prio_tc", "0,0,0,1,0,0,2,0", "--tsa", "ets,ets,strict,strict,strict,strict,strict,strict",
+            "--tcbw", "50,50,0,0,0,0,0,0")
+    assert run(port, *good)[0] == 0
+    bad = ("--prio_tc", "0,0,0,1,0,0,1,0", "--tsa", "ets,ets,strict,strict,strict,ets,strict,strict",
+           "--tcbw", "50,30,0,0,0,20,0,0")
+    assert run(port, *bad)[0] == 1
+    assert (port.prio_tc, port.tcbw) == ([0, 0, 0, 1, 0, 0, 2, 0], [50, 50] + [0] * 6)
+    rc, out, dummy = run(port, "--pfc", "0,0,0,1,1,0,0,0")
+    assert (rc, out, port.pfc_en) == (1, "Netlink error: Bad value. see dmesg.\n", 0)
+    assert run(port, *good)[0] == 0 and port.pfc_en == 0x18     # the PFC of the failed commit comes along
+    assert run(port, "--pfc", "0,0,0,1,0,0,0,0")[0] == 0 and port.pfc_en == 0x08
+
+
+def test_ice_refused_ets_fails_the_next_dscp_entry_which_stays():
+    """check_personalities.py IQ9-IQ13, with the netlink double there."""
+    port = MlnxPort(personality="ice")
+    assert run(port, "--dscp2prio", "set,26,3")[0] == 0
+    # DSCP mode: prio_tc stays the identity, so all eight TCs must sum to 100
+    assert run(port, "--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "50,30,0,0,0,0,0,0")[0] == 1
+    rc, out, dummy = run(port, "--dscp2prio", "set,10,4")
+    assert (rc, out, table(port)) == (1, "dscp2prio command failed\n", [[10, 4], [26, 3]])
+    assert run(port, "--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "100,0,0,0,0,0,0,0")[0] == 0
+    assert run(port, "--dscp2prio", "flush")[0] == 0 and (table(port), port.trust()) == ([], "pcp")
 
 
 def test_ets_bandwidth_rules_per_driver():
