@@ -130,6 +130,18 @@ def test_persist_false_applies_now_and_nothing_at_boot(host):
     assert "Disable the re-apply service" in tasks
 
 
+def test_a_plan_on_a_host_without_the_service_reports_it_and_asks_systemd_nothing(host, tmp_path):
+    # The plan of a bare host (site.yml --check): the re-apply service is not on this machine, so its install
+    # reports a change and the enable is left to the real run (systemd cannot enable a unit check mode did not
+    # write: the rollout plan failed on exactly that in the lab).
+    assert not os.path.exists("/etc/systemd/system/rdma-fabric-lossless.service")
+    rc, tasks, text = host(lossless_ethernet__saved_dir=str(tmp_path / "saved"),
+                           lossless_ethernet__before_dir=str(tmp_path / "before"))
+    assert rc == 0, text[-4000:]
+    assert tasks["Install the re-apply service"]["localhost"]["changed"] is True
+    assert tasks["Enable the re-apply service (boot, and openibd restarts)"]["localhost"]["skipped"] is True
+
+
 def test_a_bad_state_fails_naming_the_variable(host):
     rc, tasks, text = host(lossless_ethernet_state="gone")
     assert rc != 0 and "lossless_ethernet_state" in text and "present, absent" in text
