@@ -399,6 +399,20 @@ def test_no_rdma_fails_with_clear_message(tmp_path):
     assert not os.path.exists(out)
 
 
+def test_a_plan_of_hosts_without_ports_yet_says_so_and_goes_on(tmp_path):
+    # site.yml --check on bare hosts: the earlier stages only planned the RDMA ports, so the facts have none.
+    # The plan must not stop there (the rollout scenario's plan did); a real run still stops (test above).
+    proc, out = run_role(tmp_path / "plan", {"cpu-1": "no-rdma", "cpu-2": "no-rdma"}, {},
+                         extra_args=["--check", "--diff"])
+    text = " ".join(proc.stdout.split())  # the output callback folds long lines
+    assert "WARNING k8s_rdma_stack: none of the 2 node(s) of group" in text
+    assert "has an ACTIVE RDMA port usable by the Kubernetes RDMA stack" in text
+    assert "Check mode: the Kubernetes objects are not planned; plan again once the host stages have made the RDMA ports" in text
+    assert re.search(r"Stop with the reason\] \**\s*skipping: \[localhost\]", text)
+    assert "rdma_shared_device_a" not in proc.stdout
+    assert not os.path.exists(out)
+
+
 def test_soft_roce_lab_with_opt_in(tmp_path):
     proc, out = run_role(tmp_path / "lab", {"lab1": "lab1", "lab2": "lab2"}, {"k8s_rdma_stack_include_soft_devices": True})
     assert "WARNING k8s_rdma_stack: the selected RDMA devices include soft devices" in proc.stdout
