@@ -22,11 +22,11 @@ description:
   - At the end of the run writes C(fabric-plan.json), C(fabric-plan.md) and C(fabric-plan.html) into the report
     folder (C(rdma_report_dir) as an extra variable, else O(dir)), each mode 0644.
   - C(fabric-plan.html) is one self-contained page in the fabric report's look (no scripts, no external resources),
-    marked CHECK MODE or NOT a check-mode run, with the plan's "Planned changes": counts, the hosts that would be
-    drained, rebooted or have the driver stack restarted, the hosts that failed or were unreachable (red), then per
-    host and stage each change (task and item, port values before -> after, the files of its diffs); the hosts with
-    nothing to change on one collapsed line. M(rdma.fabric.fabric_report) shows the same section in the fabric
-    report when its option C(plan_file) names a C(fabric-plan.json).
+    marked CHECK MODE or NOT a check-mode run. Its "Planned changes" shows the counts, the hosts that would be
+    drained, rebooted or have the driver stack restarted, the hosts that failed or were unreachable (in red), then
+    per host and stage each change with its task and item, port values before -> after and the files of its diffs.
+    The hosts with nothing to change are one collapsed line. M(rdma.fabric.fabric_report) shows the same section in
+    the fabric report when its option C(plan_file) names a C(fabric-plan.json).
   - Used by C(playbooks/plan.yml) (C(ansible-playbook rdma.fabric.plan --check --diff)), which fails unless this
     callback is enabled and the run is in check mode.
 requirements:

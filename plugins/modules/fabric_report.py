@@ -92,9 +92,9 @@ options:
   plan_file:
     description:
       - A C(fabric-plan.json) written by the C(rdma.fabric.fabric_plan) callback (C(playbooks/plan.yml), a check-mode
-        run of site.yml), optional. When given and readable, the report carries it as its "Planned changes": the key
-        C(plan) in the JSON and a section of the Markdown and the HTML (per host and stage what the plan said would
-        change, the hosts it would drain, reboot or restart the driver stack of), beside what the run did.
+        run of site.yml), optional. When given and readable, the report carries it as its "Planned changes", what the
+        run was planned to do beside what it did. The JSON has it under the key C(plan); the Markdown and the HTML show
+        per host and stage what would change and the hosts the plan would drain, reboot or restart the driver stack of.
       - A plan file that is missing, not JSON or not a fabric plan gives a warning naming it and why, and the report
         without that section; the task does not fail.
       - C(playbooks/report.yml) passes site.yml's C(rdma_fabric_drain_plan) when it is set.
