@@ -129,6 +129,10 @@ def _need(ok, where, what):
         raise PlanError("%s: %s" % (where, what))
 
 
+def _is_failure(entry):
+    return isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("stage", "task", "message"))
+
+
 def check(data):
     """``data`` when it has the shape :meth:`Plan.as_dict` writes (what the renderings read), else PlanError naming where."""
     _need(isinstance(data, dict), "the plan", "not a JSON object")
@@ -152,10 +156,8 @@ def check(data):
                 _need(isinstance(c.get("diff", []), list) and all(isinstance(d, dict) for d in c.get("diff", [])),
                       at + ".diff", "not a list of dictionaries")
     failed = data.get("failed")
-    _need(isinstance(failed, dict) and all(
-        isinstance(fs, list) and all(isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ("stage", "task", "message"))
-                                     for f in fs) for fs in failed.values()),
-        "failed", "not {host: [{stage, task, message}]}")
+    _need(isinstance(failed, dict) and all(isinstance(fs, list) and all(_is_failure(f) for f in fs) for fs in failed.values()),
+          "failed", "not {host: [{stage, task, message}]}")
     _need(isinstance(data.get("unreachable"), list) and all(isinstance(h, str) for h in data["unreachable"]),
           "unreachable", "not a list of host names")
     summary = data.get("summary")
