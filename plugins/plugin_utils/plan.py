@@ -82,9 +82,7 @@ class Plan(object):
             stages = dict((s, c) for s, c in self.hosts[host].items() if c)
             hosts[host] = {"changes": sum(len(c) for c in stages.values()), "stages": stages}
         data = {"check_mode": self.check_mode, "hosts": hosts, "failed": self.failed,
-                "unreachable": sorted(set(self.unreachable)),
-                "summary": {"hosts": len(hosts), "hosts_changing": sum(1 for h in hosts.values() if h["changes"]),
-                            "changes": sum(h["changes"] for h in hosts.values())}}
+                "unreachable": sorted(set(self.unreachable)), "summary": summary(hosts)}
         everyone = sorted(set(hosts) | set(self.failed) | set(self.unreachable))
         drains = dict((host, host_drain(data, host)) for host in everyone)
         data["disruption"] = {
@@ -94,6 +92,12 @@ class Plan(object):
             "driver_restart": sorted(self.driver_restarts),
         }
         return data
+
+
+def summary(hosts):
+    """The plan's counts from its ``hosts``: hosts, hosts that would change, changes."""
+    return {"hosts": len(hosts), "hosts_changing": sum(1 for h in hosts.values() if h["changes"]),
+            "changes": sum(h["changes"] for h in hosts.values())}
 
 
 def _short(value):
@@ -134,8 +138,16 @@ def _is_failure(entry):
 
 
 def check(data):
-    """``data`` when it has the shape :meth:`Plan.as_dict` writes (what the renderings read), else PlanError naming where."""
+    """The plan ``data`` (fabric-plan.json as loaded) in the shape :meth:`Plan.as_dict` writes, else PlanError naming where.
+
+    As lenient as site.yml's ``rdma_fabric_drain_plan`` (plugin_utils/rollout.py): ``failed``, ``unreachable``,
+    ``summary`` and ``disruption`` may be missing (the first three are filled in: none, none, counted from
+    ``hosts``); what is there must have its shape. Returns a new dictionary; ``data`` is left as it is.
+    """
     _need(isinstance(data, dict), "the plan", "not a JSON object")
+    data = dict(data)
+    data.setdefault("failed", {})
+    data.setdefault("unreachable", [])
     _need(data.get("check_mode") is None or isinstance(data["check_mode"], bool), "check_mode", "not true, false or null")
     _need(data.get("generated_at") is None or isinstance(data.get("generated_at"), str), "generated_at", "not a string")
     hosts = data.get("hosts")
@@ -160,8 +172,10 @@ def check(data):
           "failed", "not {host: [{stage, task, message}]}")
     _need(isinstance(data.get("unreachable"), list) and all(isinstance(h, str) for h in data["unreachable"]),
           "unreachable", "not a list of host names")
-    summary = data.get("summary")
-    _need(isinstance(summary, dict) and all(isinstance(summary.get(k), int) for k in ("hosts", "hosts_changing", "changes")),
+    if "summary" not in data:
+        data["summary"] = summary(hosts)
+    counts = data["summary"]
+    _need(isinstance(counts, dict) and all(isinstance(counts.get(k), int) for k in ("hosts", "hosts_changing", "changes")),
           "summary", "not {hosts, hosts_changing, changes: numbers}")
     d = data.get("disruption")
     if d is not None:

@@ -192,19 +192,33 @@ def test_a_large_fleet_stays_readable():
      "hosts.gpu-a10.stages.Lossless Ethernet / lossless_ethernet[0].ports: not {port: {before, after, changes"),
     (lambda d: d.update(failed={"n": "boom"}), "failed: not {host: [{stage, task, message}]}"),
     (lambda d: d.update(unreachable="gpu-a5"), "unreachable: not a list of host names"),
-    (lambda d: d.pop("summary"), "summary: not {hosts, hosts_changing, changes: numbers}"),
+    (lambda d: d.update(summary={"hosts": 4}), "summary: not {hosts, hosts_changing, changes: numbers}"),
     (lambda d: d["disruption"].pop("drain_why"), "disruption: not {drain, reboot, driver_restart"),
     (lambda d: d.update(check_mode="yes"), "check_mode: not true, false or null"),
 ])
 def test_check_names_what_is_wrong(mutate, where):
     data = fleet_plan()
-    assert fp.check(data) is data
+    assert fp.check(data) == data
     mutate(data)
     with pytest.raises(fp.PlanError) as err:
         fp.check(data)
     assert str(err.value).startswith(where)
     with pytest.raises(fp.PlanError, match="the plan: not a JSON object"):
         fp.check([])
+
+
+def test_check_fills_in_what_a_hand_written_plan_leaves_out():
+    """The plan site.yml's drain accepts (hosts and check_mode only) is also one the pages can show."""
+    data = {"check_mode": True, "hosts": {"lab1": {"changes": 0, "stages": {}},
+                                          "lab2": {"changes": 2, "stages": {"Lossless": [{"task": "x"}, {"task": "y"}]}}}}
+    plan = fp.check(data)
+    assert "summary" not in data and plan["summary"] == {"hosts": 2, "hosts_changing": 1, "changes": 2}
+    assert plan["failed"] == {} and plan["unreachable"] == [] and "disruption" not in plan
+    html = rpt.render_plan_html(plan)
+    assert "<p>Check mode: nothing was changed. 2 hosts, 1 would change (2 changes).</p>" in html
+    assert '<details class="host changes" id="planned-changes-lab2" open>' in html and "<li>x</li><li>y</li>" in html
+    assert "<summary>Nothing to change on 1 hosts</summary><p>lab1</p>" in html and "Would reboot" not in html
+    assert fp.markdown(plan).startswith("# Fabric plan\n\nCheck mode: nothing was changed. 2 hosts, 1 would change (2 changes).\n\n## lab2")
 
 
 PLAYBOOK = """
