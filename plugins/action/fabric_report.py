@@ -13,6 +13,7 @@ import os
 import re
 
 from ansible_collections.rdma.fabric.plugins.modules.fabric_report import ARGUMENT_SPEC
+from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fabric_plan
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
 from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction, read_bytes, write_atomic
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
@@ -50,6 +51,26 @@ def validation_from_file(path):
     return results
 
 
+def plan_from_file(path):
+    """``(plan, warning)``: the fabric plan at ``path`` (fabric-plan.json), or None and why it is left out.
+
+    An optional part of the report: a plan that cannot be read or is not a fabric plan gives a warning
+    and the report without its "Planned changes", never a failed task.
+    """
+    if not path:
+        return None, None
+    left_out = "the report is written without its planned changes"
+    try:
+        with open(path, "rb") as f:
+            data = json.loads(f.read().decode("utf-8"))
+    except (IOError, OSError, ValueError, RecursionError) as e:
+        return None, "plan_file: %s cannot be read as JSON (%s); %s" % (path, e, left_out)
+    try:
+        return fabric_plan.check(data), None
+    except fabric_plan.PlanError as e:
+        return None, "plan_file: %s is not a fabric plan as the fabric_plan callback writes it (%s); %s" % (path, e, left_out)
+
+
 def run_report(args, host_values=None, validation=None, check_mode=False, diff=False):
     """Build and write the report; the module's return values (shared with the unit tests).
 
@@ -84,9 +105,10 @@ def run_report(args, host_values=None, validation=None, check_mode=False, diff=F
     else:
         results = validation_from_file(args.get("validation_file"))
 
+    plan, plan_warning = plan_from_file(args.get("plan_file"))
     generated_at = args.get("generated_at") or datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     report = rpt.build_report(inputs, results, generated_at=generated_at, title=args["title"], pools=pools,
-                              rollout=args.get("rollout"))
+                              rollout=args.get("rollout"), plan=plan)
     paths = dict((fmt, os.path.join(dest, "%s.%s" % (base, EXTENSIONS[fmt]))) for fmt in args["formats"])
     contents = dict((fmt, rpt.render(report, fmt).encode("utf-8")) for fmt in args["formats"])
     changed_files = [fmt for fmt in args["formats"] if read_bytes(paths[fmt]) != contents[fmt]]
@@ -95,6 +117,8 @@ def run_report(args, host_values=None, validation=None, check_mode=False, diff=F
         summary_lines=rpt.summary_lines(report, paths.get("html") or next(iter(paths.values()), None)),
         problems=report["problems"][:rpt.LISTED], problem_count=len(report["problems"]),
     )
+    if plan_warning:
+        result["warnings"] = [plan_warning]
     if diff:
         json_path = os.path.join(dest, "%s.json" % base)
         before = read_bytes(json_path)

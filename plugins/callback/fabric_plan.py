@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 name: fabric_plan
 type: aggregate
-short_description: Write what a check-mode run would change, per host and stage (fabric-plan.json and .md)
+short_description: Write what a check-mode run would change, per host and stage (fabric-plan.json, .md and .html)
 version_added: 0.1.0
 author:
   - rdma.fabric developers (@rdma-fabric)
@@ -19,8 +19,14 @@ description:
     text, cut at 2000 characters) and, for M(rdma.fabric.roce_qos), each port's values before and after.
   - Lists which hosts would be drained (the rule of site.yml's C(rdma_fabric_drain_plan), which reads this plan),
     rebooted (a C(reboot) task that would run) or have their RDMA driver stack restarted (an C(openibd) restart).
-  - At the end of the run writes C(fabric-plan.json) and C(fabric-plan.md) into the report folder
-    (C(rdma_report_dir) as an extra variable, else O(dir)).
+  - At the end of the run writes C(fabric-plan.json), C(fabric-plan.md) and C(fabric-plan.html) into the report
+    folder (C(rdma_report_dir) as an extra variable, else O(dir)), each mode 0644.
+  - C(fabric-plan.html) is one self-contained page in the fabric report's look (no scripts, no external resources),
+    marked CHECK MODE or NOT a check-mode run. Its "Planned changes" shows the counts, the hosts that would be
+    drained, rebooted or have the driver stack restarted, the hosts that failed or were unreachable (in red), then
+    per host and stage each change with its task and item, port values before -> after and the files of its diffs.
+    The hosts with nothing to change are one collapsed line. M(rdma.fabric.fabric_report) shows the same section in
+    the fabric report when its option C(plan_file) names a C(fabric-plan.json).
   - Used by C(playbooks/plan.yml) (C(ansible-playbook rdma.fabric.plan --check --diff)), which fails unless this
     callback is enabled and the run is in check mode.
 requirements:
@@ -34,12 +40,14 @@ options:
       - name: RDMA_FABRIC_PLAN_DIR
 """
 
+import datetime
 import json
 import os
 
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fabric_plan
+from ansible_collections.rdma.fabric.plugins.plugin_utils import report as fabric_report
 from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import write_atomic
 
 
@@ -86,9 +94,11 @@ class CallbackModule(CallbackBase):
         if not os.path.isdir(folder):
             os.makedirs(folder, 0o755)
         data = self._plan.as_dict()
+        data["generated_at"] = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
         write_atomic(os.path.join(folder, "fabric-plan.json"),
                      (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode("utf-8"), 0o644)
         write_atomic(os.path.join(folder, "fabric-plan.md"), fabric_plan.markdown(data).encode("utf-8"), 0o644)
-        self._display.display("fabric plan: %d of %d hosts would change (%d changes): %s" % (
+        write_atomic(os.path.join(folder, "fabric-plan.html"), fabric_report.render_plan_html(data).encode("utf-8"), 0o644)
+        self._display.display("fabric plan: %d of %d hosts would change (%d changes): %s (and .json, .html)" % (
             data["summary"]["hosts_changing"], data["summary"]["hosts"], data["summary"]["changes"],
             os.path.join(folder, "fabric-plan.md")))

@@ -89,6 +89,16 @@ options:
         why. A failed gate makes the report's overall verdict PROBLEMS.
     type: list
     elements: dict
+  plan_file:
+    description:
+      - A C(fabric-plan.json) written by the C(rdma.fabric.fabric_plan) callback (C(playbooks/plan.yml), a check-mode
+        run of site.yml), optional. When given and readable, the report carries it as its "Planned changes", what the
+        run was planned to do beside what it did. The JSON has it under the key C(plan); the Markdown and the HTML show
+        per host and stage what would change and the hosts the plan would drain, reboot or restart the driver stack of.
+      - A plan file that is missing, not JSON or not a fabric plan gives a warning naming it and why, and the report
+        without that section; the task does not fail.
+      - C(playbooks/report.yml) passes site.yml's C(rdma_fabric_drain_plan) when it is set.
+    type: path
   pools:
     description: With O(hosts) a list, group the hosts into node pools and show them.
     type: bool
@@ -191,6 +201,7 @@ ARGUMENT_SPEC = dict(
     validation=dict(type="list", elements="dict"),
     validation_file=dict(type="path"),
     rollout=dict(type="list", elements="dict"),
+    plan_file=dict(type="path"),
     pools=dict(type="bool", default=True),
     formats=dict(type="list", elements="str", choices=FORMATS, default=FORMATS),
     basename=dict(type="str", default="fabric-report"),

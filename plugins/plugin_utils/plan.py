@@ -14,6 +14,7 @@ __metaclass__ = type
 
 import json
 
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import natural_key
 from ansible_collections.rdma.fabric.plugins.plugin_utils.rollout import host_drain
 
 DIFF_LIMIT = 2000
@@ -81,9 +82,7 @@ class Plan(object):
             stages = dict((s, c) for s, c in self.hosts[host].items() if c)
             hosts[host] = {"changes": sum(len(c) for c in stages.values()), "stages": stages}
         data = {"check_mode": self.check_mode, "hosts": hosts, "failed": self.failed,
-                "unreachable": sorted(set(self.unreachable)),
-                "summary": {"hosts": len(hosts), "hosts_changing": sum(1 for h in hosts.values() if h["changes"]),
-                            "changes": sum(h["changes"] for h in hosts.values())}}
+                "unreachable": sorted(set(self.unreachable)), "summary": summary(hosts)}
         everyone = sorted(set(hosts) | set(self.failed) | set(self.unreachable))
         drains = dict((host, host_drain(data, host)) for host in everyone)
         data["disruption"] = {
@@ -93,6 +92,12 @@ class Plan(object):
             "driver_restart": sorted(self.driver_restarts),
         }
         return data
+
+
+def summary(hosts):
+    """The plan's counts from its ``hosts``: hosts, hosts that would change, changes."""
+    return {"hosts": len(hosts), "hosts_changing": sum(1 for h in hosts.values() if h["changes"]),
+            "changes": sum(h["changes"] for h in hosts.values())}
 
 
 def _short(value):
@@ -119,41 +124,176 @@ def _diffs(diff):
     return out
 
 
-def markdown(plan):
-    """The plan as Markdown: a summary, then per host and stage each change (ports before -> after)."""
-    s = plan["summary"]
-    lines = ["# Fabric plan", "",
-             "%s. %d hosts, %d would change (%d changes)." % (
-                 "Check mode: nothing was changed" if plan.get("check_mode") else "NOT a check-mode run",
-                 s["hosts"], s["hosts_changing"], s["changes"]), ""]
-    d = plan.get("disruption") or {}
-    if d:
-        lines += [
-            "- Would be drained (with rdma_fabric_slurm_drain or rdma_fabric_k8s_drain and this plan as "
-            "rdma_fabric_drain_plan): %s" % (", ".join("%s (%s)" % (h, d["drain_why"][h]) for h in d["drain"]) or "none"),
-            "- Would reboot: %s" % (", ".join(d["reboot"]) or "none"),
-            "- Would restart the RDMA driver stack (openibd): %s" % (", ".join(d["driver_restart"]) or "none"),
-            ""]
-    for host, h in sorted(plan["hosts"].items()):
-        lines.append("## %s: %s" % (host, "%d changes" % h["changes"] if h["changes"] else "nothing to change"))
+class PlanError(ValueError):
+    """A plan (fabric-plan.json as loaded) that does not have the shape :meth:`Plan.as_dict` writes."""
+
+
+def _need(ok, where, what):
+    if not ok:
+        raise PlanError("%s: %s" % (where, what))
+
+
+def _is_failure(entry):
+    return isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("stage", "task", "message"))
+
+
+def check(data):
+    """The plan ``data`` (fabric-plan.json as loaded) in the shape :meth:`Plan.as_dict` writes, else PlanError naming where.
+
+    As lenient as site.yml's ``rdma_fabric_drain_plan`` (plugin_utils/rollout.py): ``failed``, ``unreachable``,
+    ``summary`` and ``disruption`` may be missing (the first three are filled in: none, none, counted from
+    ``hosts``); what is there must have its shape. Returns a new dictionary; ``data`` is left as it is.
+    """
+    _need(isinstance(data, dict), "the plan", "not a JSON object")
+    data = dict(data)
+    data.setdefault("failed", {})
+    data.setdefault("unreachable", [])
+    _need(data.get("check_mode") is None or isinstance(data["check_mode"], bool), "check_mode", "not true, false or null")
+    _need(data.get("generated_at") is None or isinstance(data.get("generated_at"), str), "generated_at", "not a string")
+    hosts = data.get("hosts")
+    _need(isinstance(hosts, dict), "hosts", "not a dictionary keyed by host")
+    for host, h in hosts.items():
+        where = "hosts.%s" % host
+        _need(isinstance(h, dict) and isinstance(h.get("changes"), int) and not isinstance(h.get("changes"), bool)
+              and isinstance(h.get("stages"), dict), where, "not {changes: a number, stages: a dictionary}")
         for stage, changes in h["stages"].items():
-            lines += ["", "### %s" % stage, ""]
+            _need(isinstance(changes, list), "%s.stages.%s" % (where, stage), "not a list of changes")
+            for i, c in enumerate(changes):
+                at = "%s.stages.%s[%d]" % (where, stage, i)
+                _need(isinstance(c, dict) and isinstance(c.get("task"), str), at, "not a change with a task name")
+                ports = c.get("ports", {})
+                _need(isinstance(ports, dict) and all(
+                    isinstance(p, dict) and all(isinstance(p.get(k, {}), dict) for k in PORT_KEYS) for p in ports.values()),
+                    at + ".ports", "not {port: {before, after, changes: dictionaries}}")
+                _need(isinstance(c.get("diff", []), list) and all(isinstance(d, dict) for d in c.get("diff", [])),
+                      at + ".diff", "not a list of dictionaries")
+    failed = data.get("failed")
+    _need(isinstance(failed, dict) and all(isinstance(fs, list) and all(_is_failure(f) for f in fs) for fs in failed.values()),
+          "failed", "not {host: [{stage, task, message}]}")
+    _need(isinstance(data.get("unreachable"), list) and all(isinstance(h, str) for h in data["unreachable"]),
+          "unreachable", "not a list of host names")
+    if "summary" not in data:
+        data["summary"] = summary(hosts)
+    counts = data["summary"]
+    _need(isinstance(counts, dict) and all(isinstance(counts.get(k), int) for k in ("hosts", "hosts_changing", "changes")),
+          "summary", "not {hosts, hosts_changing, changes: numbers}")
+    d = data.get("disruption")
+    if d is not None:
+        _need(isinstance(d, dict) and all(isinstance(d.get(k), list) and all(isinstance(h, str) for h in d[k])
+                                          for k in ("drain", "reboot", "driver_restart"))
+              and isinstance(d.get("drain_why"), dict) and all(h in d["drain_why"] for h in d["drain"]),
+              "disruption", "not {drain, reboot, driver_restart: host lists, drain_why: {host: why}}")
+    return data
+
+
+# The rows both renderings show (Markdown here, HTML in plugin_utils/report.py): one rule each.
+def headline(plan):
+    """The plan's first sentence: check mode or not, hosts, hosts that would change, changes."""
+    s = plan["summary"]
+    return "%s. %d hosts, %d would change (%d changes)." % (
+        "Check mode: nothing was changed" if plan.get("check_mode") else "NOT a check-mode run",
+        s["hosts"], s["hosts_changing"], s["changes"])
+
+
+def disruption_rows(plan):
+    """``[(what, [host (why), ...]), ...]``: the hosts that would be drained, rebooted, have the driver restarted."""
+    d = plan.get("disruption")
+    if not d:
+        return []
+    return [("Would be drained (with rdma_fabric_slurm_drain or rdma_fabric_k8s_drain and this plan as "
+             "rdma_fabric_drain_plan)", ["%s (%s)" % (h, d["drain_why"][h]) for h in d["drain"]]),
+            ("Would reboot", list(d["reboot"])),
+            ("Would restart the RDMA driver stack (openibd)", list(d["driver_restart"]))]
+
+
+def host_failures(plan, host):
+    """The lines saying that ``host`` failed (stage, task, message) or was unreachable in the plan."""
+    lines = ["FAILED %s (%s, %s): %s" % (host, f["stage"], f["task"], f["message"]) for f in plan["failed"].get(host, [])]
+    if host in plan["unreachable"]:
+        lines.append("UNREACHABLE %s" % host)
+    return lines
+
+
+def host_groups(plan):
+    """The plan's hosts in the order the renderings show them: ``stopped`` (failed or unreachable in the plan),
+    ``changing`` (would change) and ``unchanged`` (nothing to change), each in natural name order."""
+    stopped = set(plan["failed"]) | set(plan["unreachable"])
+    hosts = plan["hosts"]
+    groups = {"stopped": sorted(stopped, key=natural_key), "changing": [], "unchanged": []}
+    for host in sorted(hosts, key=natural_key):
+        if host not in stopped:
+            groups["changing" if hosts[host]["changes"] else "unchanged"].append(host)
+    return groups
+
+
+def host_status(plan, host):
+    """``unreachable``, ``failed`` (in the plan), ``changes`` (would change) or ``unchanged``."""
+    if host in plan["unreachable"]:
+        return "unreachable"
+    if host in plan["failed"]:
+        return "failed"
+    return "changes" if (plan["hosts"].get(host) or {}).get("changes") else "unchanged"
+
+
+def host_title(plan, host):
+    """What a host's heading says: how many changes, and whether it failed or was unreachable in the plan."""
+    count = (plan["hosts"].get(host) or {}).get("changes") or 0
+    status = host_status(plan, host)
+    what = "%d changes" % count if count else "nothing to change"
+    return "%s, %s" % (status.upper(), what) if status in ("unreachable", "failed") else what
+
+
+def change_label(change):
+    """A change's task name, with its loop item."""
+    return change["task"] + (" (%s)" % json.dumps(change["item"], sort_keys=True, default=str) if "item" in change else "")
+
+
+def port_rows(change):
+    """``[(port, setting, before, after)]`` (values as JSON) for each port setting the change would alter."""
+    rows = []
+    for port, p in sorted((change.get("ports") or {}).items()):
+        for key, differs in (p.get("changes") or {}).items():
+            if differs:
+                rows.append((port, key, json.dumps((p.get("before") or {}).get(key), sort_keys=True, default=str),
+                             json.dumps((p.get("after") or {}).get(key), sort_keys=True, default=str)))
+    return rows
+
+
+def diff_headers(change):
+    """What each diff of the change is about (a file, mostly): its after header, else its before header."""
+    return [d.get("after_header") or d.get("before_header") for d in change.get("diff") or []
+            if d.get("after_header") or d.get("before_header")]
+
+
+def markdown(plan, title="Fabric plan", level=1):
+    """The plan as Markdown: a summary, the disruptions, then per host and stage each change (ports before -> after).
+
+    Hosts that failed or were unreachable first, then those that would change; those with nothing to change in one
+    line. ``title`` and ``level`` (of its heading) let the fabric report carry the plan as one of its sections.
+    """
+    top = "#" * level
+    lines = ["%s %s" % (top, title), ""]
+    if plan.get("generated_at"):
+        lines += ["Planned: %s" % plan["generated_at"], ""]
+    lines += [headline(plan), ""]
+    rows = disruption_rows(plan)
+    if rows:
+        lines += ["- %s: %s" % (what, ", ".join(hosts) or "none") for what, hosts in rows] + [""]
+    groups = host_groups(plan)
+    for host in groups["stopped"] + groups["changing"]:
+        h = plan["hosts"].get(host) or {"changes": 0, "stages": {}}
+        lines.append("%s# %s: %s" % (top, host, host_title(plan, host)))
+        failures = host_failures(plan, host)
+        if failures:
+            lines += [""] + ["- %s" % line for line in failures]
+        for stage, changes in h["stages"].items():
+            lines += ["", "%s## %s" % (top, stage), ""]
             for c in changes:
-                label = c["task"] + (" (%s)" % json.dumps(c["item"], sort_keys=True, default=str) if "item" in c else "")
-                lines.append("- %s" % label)
-                for port, p in sorted((c.get("ports") or {}).items()):
-                    keys = [k for k, v in (p.get("changes") or {}).items() if v]
-                    for k in keys:
-                        lines.append("  - %s %s: %s -> %s" % (port, k, json.dumps((p.get("before") or {}).get(k)),
-                                                              json.dumps((p.get("after") or {}).get(k))))
-                for d in c.get("diff") or []:
-                    where = d.get("after_header") or d.get("before_header")
-                    if where:
-                        lines.append("  - %s" % where)
+                lines.append("- %s" % change_label(c))
+                lines += ["  - %s %s: %s -> %s" % row for row in port_rows(c)]
+                lines += ["  - %s" % where for where in diff_headers(c)]
         lines.append("")
-    for host, fails in sorted(plan["failed"].items()):
-        for f in fails:
-            lines.append("- FAILED %s (%s, %s): %s" % (host, f["stage"], f["task"], f["message"]))
-    for host in plan["unreachable"]:
-        lines.append("- UNREACHABLE %s" % host)
+    if groups["unchanged"]:
+        lines += ["%s# Nothing to change (%d hosts)" % (top, len(groups["unchanged"])), "",
+                  ", ".join(groups["unchanged"]), ""]
     return "\n".join(lines).rstrip() + "\n"

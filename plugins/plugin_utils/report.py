@@ -27,6 +27,10 @@ details only for hosts with problems (HTML: collapsed), while the JSON keeps
 everything. :func:`host_inputs` turns what the report playbook collected (each
 host's facts, registered results, the controller-side reads of hosts that
 dropped out) into the per-host inputs, also in one pass.
+
+A fabric plan (plugins/plugin_utils/plan.py, the ``fabric_plan`` callback's check-mode run) is rendered
+here too, in the report's look: :func:`render_plan_section` ("Planned changes", also a section of the
+report when ``build_report`` is given the plan) and :func:`render_plan_html` (fabric-plan.html).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -42,6 +46,7 @@ except ImportError:  # pragma: no cover - Python 2 has no html module
     from cgi import escape as _html_escape
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION, natural_key
+from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fabric_plan
 
 RELATIONS = ("X", "PIX", "PXB", "PHB", "NODE", "SYS")
 # Up to this many hosts the renderings show every host in full; above, they summarise.
@@ -263,12 +268,15 @@ def rollout_view(gates):
     return {"gates": rows, "ok": all(r["ok"] for r in rows)}
 
 
-def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric report", pools=None, rollout=None):
+def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric report", pools=None, rollout=None,
+                 plan=None):
     """Report data (see module docstring). Pure and deterministic for its inputs.
 
     ``pools``: optional node pools, ``{"pools": [{"name", "hosts" (a count), "ports"}], "host_pool": {host: name}}``
     (rdma.fabric.node_pools); each host view then names its pool and the report lists the pools.
     ``rollout``: the health gates of this run's staged rollout (site.yml), shown with their verdicts.
+    ``plan``: a fabric plan (fabric-plan.json of a check-mode run, checked with ``plan.check``), kept under ``plan``
+    and shown as the "Planned changes" section: what the run was planned to do, beside what it did.
     """
     validation = [dict(r) for r in (validation or []) if isinstance(r, dict)]
     by_host = results_by_host(validation)
@@ -309,6 +317,8 @@ def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric r
     }
     if pools is not None:
         report["pools"] = pool_list
+    if plan is not None:
+        report["plan"] = plan
     view = rollout_view(rollout)
     if view is not None:
         report["rollout"] = view
@@ -689,6 +699,8 @@ def render_markdown(report):
     else:
         for name in sorted(report["hosts"]):
             out += _md_host(name, report["hosts"][name])
+    if report.get("plan"):
+        out += fabric_plan.markdown(report["plan"], title="Planned changes", level=2).splitlines() + [""]
     out += ["## Validation", ""]
     if report["validation"]:
         if large:
@@ -748,6 +760,8 @@ details.host{border:1px solid #dde2ea;border-left:5px solid #f4a261;border-radiu
 details.host.unreachable,details.host.failed{border-left-color:#d62828}
 details.host summary{cursor:pointer;font-weight:600}
 .matrix{overflow:auto;max-width:100%}svg.heatmap text{fill:#1d2433;font-family:inherit}
+ul.changes{margin:4px 0 8px 18px;padding:0}ul.changes li{margin:3px 0}ul.changes ul{margin:2px 0 2px 16px;padding:0}
+ul.changes table{width:auto;margin:3px 0}details.unchanged summary{cursor:pointer}
 """
 
 
@@ -943,19 +957,117 @@ def _html_rollout(view):
                 len(view["gates"]), _badge("ok" if view["ok"] else "fail", "OK" if view["ok"] else "STOPPED"), rows))
 
 
+def _page_head(title, badge, generated_at):
+    """The start of a page of the report's look: its CSS, the header bar with the title, a badge and the time."""
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>%s</title><style>%s</style></head><body>" % (_h(title), _CSS),
+        "<header><h1>%s %s</h1><div class=\"meta\">generated %s by rdma.fabric</div></header><main>" % (
+            _h(title), badge, _h(generated_at or "-")),
+    ]
+
+
+def _plan_port_table(rows):
+    return ("<table><tr><th>Port</th><th>Setting</th><th>Before</th><th>After</th></tr>%s</table>" % "".join(
+        "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % tuple(_h(c) for c in row) for row in rows))
+
+
+def _plan_host(plan, host):
+    """One host of a plan: its failures, then per stage each change (label, port values before -> after, diffs)."""
+    out = []
+    failures = fabric_plan.host_failures(plan, host)
+    if failures:
+        out.append('<ul class="reasons">%s</ul>' % "".join("<li><b>%s</b></li>" % _h(f) for f in failures))
+    for stage, changes in ((plan["hosts"].get(host) or {}).get("stages") or {}).items():
+        items = []
+        for c in changes:
+            ports = fabric_plan.port_rows(c)
+            where = fabric_plan.diff_headers(c)
+            items.append("<li>%s%s%s</li>" % (
+                _h(fabric_plan.change_label(c)), _plan_port_table(ports) if ports else "",
+                "<ul>%s</ul>" % "".join("<li>%s</li>" % _h(w) for w in where) if where else ""))
+        out.append('<h3>%s</h3><ul class="changes">%s</ul>' % (_h(stage), "".join(items)))
+    return "".join(out)
+
+
+_PLAN_BADGES = {"unreachable": "unreachable", "failed": "failed", "changes": "problems"}
+
+
+def render_plan_section(plan, anchor="planned-changes"):
+    """The "Planned changes" section of a fabric plan (``plan.check``'s shape), as HTML.
+
+    Summary cards, the hosts that would be drained, rebooted or have their driver stack restarted, the hosts
+    that failed or were unreachable in the plan (red), then each host that would change, per stage, with each
+    change (task and item, port values before -> after, the files of its diffs). Every such host is open up to
+    DETAIL_HOSTS hosts, collapsed above, and listed in detail up to LISTED (the rest by name); the hosts with
+    nothing to change are one collapsed line, so the section stays readable at a thousand hosts.
+    """
+    s = plan["summary"]
+    groups = fabric_plan.host_groups(plan)
+    rows = fabric_plan.disruption_rows(plan)
+    d = plan.get("disruption") or {}
+    stopped = groups["stopped"]
+    parts = ['<div class="summary" id="%s"><h2>Planned changes %s</h2>' % (_h(anchor), _plan_badge(plan)),
+             "<p>%s%s</p>" % (_h(fabric_plan.headline(plan)),
+                              " Planned %s." % _h(plan["generated_at"]) if plan.get("generated_at") else ""),
+             '<div class="cards">',
+             _card("%d" % s["hosts"], "hosts"),
+             _card("%d" % s["hosts_changing"], "hosts that would change", "warn" if s["hosts_changing"] else ""),
+             _card("%d" % s["changes"], "changes", "warn" if s["changes"] else ""),
+             _card("%d" % len(d.get("reboot") or []), "would reboot", "warn" if d.get("reboot") else ""),
+             _card("%d" % len(stopped), "failed or unreachable", "bad" if stopped else ""),
+             "</div>"]
+    if rows:
+        parts.append("<table>%s</table>" % "".join(
+            '<tr><th>%s</th><td class="num">%d</td><td>%s</td></tr>' % (_h(what), len(hosts), _h(", ".join(hosts) or "none"))
+            for what, hosts in rows))
+    if stopped:
+        lines = [line for host in stopped for line in fabric_plan.host_failures(plan, host)]
+        parts.append('<div class="problems-box"><h2>Failed or unreachable in the plan (%d)</h2><ul>%s</ul></div>' % (
+            len(stopped), "".join("<li>%s</li>" % _h(line) for line in lines[:LISTED])
+            + ("<li>... %d more in fabric-plan.json</li>" % (len(lines) - LISTED) if len(lines) > LISTED else "")))
+    shown = stopped + groups["changing"]
+    if shown:
+        open_ = " open" if len(shown) <= DETAIL_HOSTS else ""
+        if not open_:
+            parts.append('<p class="muted">%d hosts; each collapsed, open one to see its changes.</p>' % len(shown))
+        for host in shown[:LISTED]:
+            status = fabric_plan.host_status(plan, host)
+            parts.append('<details class="host %s" id="%s-%s"%s><summary>%s %s</summary>%s</details>' % (
+                status, _h(anchor), _h(host), open_, _h(host),
+                _badge(_PLAN_BADGES.get(status, "ok"), fabric_plan.host_title(plan, host)), _plan_host(plan, host)))
+        if len(shown) > LISTED:
+            parts.append('<p class="muted">... and %d more hosts (every change in fabric-plan.json and fabric-plan.md): '
+                         "%s</p>" % (len(shown) - LISTED, _h(", ".join(shown[LISTED:]))))
+    if groups["unchanged"]:
+        parts.append('<details class="unchanged"><summary>Nothing to change on %d hosts</summary><p>%s</p></details>' % (
+            len(groups["unchanged"]), _h(", ".join(groups["unchanged"]))))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _plan_badge(plan):
+    return _badge("ok", "CHECK MODE") if plan.get("check_mode") else _badge("fail", "NOT a check-mode run")
+
+
+def render_plan_html(plan, generated_at=None):
+    """The fabric plan as one self-contained page (the report's look): title "Fabric plan", its section."""
+    parts = _page_head("Fabric plan", _plan_badge(plan), generated_at or plan.get("generated_at"))
+    parts.append(render_plan_section(plan))
+    parts.append("</main><footer>rdma.fabric fabric plan (fabric-plan.json holds every change and its diff text)."
+                 "</footer></body></html>")
+    return "\n".join(parts) + "\n"
+
+
 def render_html(report):
     """One self-contained page: summary first; every host in full up to DETAIL_HOSTS hosts, else collapsed details."""
     s = report["summary"]
     v = s["validation"]
     large = _is_large(report)
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        "<title>%s</title><style>%s</style></head><body>" % (_h(report.get("title")), _CSS),
-        "<header><h1>%s %s</h1><div class=\"meta\">generated %s by rdma.fabric</div></header><main>" % (
-            _h(report.get("title")), _badge("ok" if s["ok"] else "fail", "OK" if s["ok"] else "PROBLEMS"),
-            _h(report.get("generated_at") or "-")),
+    parts = _page_head(report.get("title"), _badge("ok" if s["ok"] else "fail", "OK" if s["ok"] else "PROBLEMS"),
+                       report.get("generated_at")) + [
         '<div class="cards">',
         _card("%d / %d" % (s["reachable"], s["hosts"]), "hosts reachable", "bad" if s["unreachable"] else ""),
         _card("%d" % len(s["hosts_with_problems"]), "hosts with problems", "bad" if s["hosts_with_problems"] else ""),
@@ -978,6 +1090,8 @@ def render_html(report):
             n for n in report["hosts"] if report["hosts"][n]["status"] != "ok"))))
     if report.get("rollout"):
         parts.append(_html_rollout(report["rollout"]))
+    if report.get("plan"):
+        parts.append(render_plan_section(report["plan"]))
     if report.get("pools"):
         parts.append('<div class="summary"><h2>Node pools (%d)</h2><table><tr><th>Pool</th><th>Hosts</th><th>Ports</th></tr>%s'
                      "</table></div>" % (len(report["pools"]), "".join(

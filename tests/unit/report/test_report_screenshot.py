@@ -11,7 +11,8 @@ unreachable host and a failed test (tests/unit/fixtures/fabric/README.md).
 
 Chromium comes from Debian 12 (pinned in tools/deps/apt-packages.txt:
 `chromium=156.0.8078.79-1~deb12u1`); without it the test is skipped and says so.
-The screenshot is also left in tests/output/ for a human to look at.
+The screenshot is also left in tests/output/ for a human to look at. The fabric plan's page
+(fabric-plan.html, same look) is drawn and checked the same way.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,6 +30,7 @@ import zlib
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
+from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_plan import fleet_plan
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "fixtures", "fabric")
@@ -111,13 +113,14 @@ def near(pixel, rgb, tol=6):
     return all(abs(p - q) <= tol for p, q in zip(pixel, rgb))
 
 
-def test_html_report_screenshot(tmp_path):
+def screenshot(tmp_path, name, html):
+    """The page ``html`` as Chromium draws it: the PNG's path (also left in tests/output/ for a human)."""
     browser = shutil.which("chromium")
     if not browser:
         pytest.skip("chromium is not installed (Debian 12: apt-get install chromium=156.0.8078.79-1~deb12u1)")
-    page = tmp_path / "fabric-report.html"
-    page.write_text(report_html())
-    png = tmp_path / "fabric-report.png"
+    page = tmp_path / ("%s.html" % name)
+    page.write_text(html)
+    png = tmp_path / ("%s.png" % name)
     argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--user-data-dir=%s" % (tmp_path / "profile"), "--screenshot=%s" % png,
@@ -126,8 +129,12 @@ def test_html_report_screenshot(tmp_path):
     assert proc.returncode == 0 and png.exists(), proc.stdout[-2000:]
     if os.path.isdir(os.path.dirname(OUTPUT)):
         os.makedirs(OUTPUT, exist_ok=True)
-        shutil.copy(str(png), os.path.join(OUTPUT, "fabric-report-screenshot.png"))
+        shutil.copy(str(png), os.path.join(OUTPUT, "%s-screenshot.png" % name))
+    return png
 
+
+def test_html_report_screenshot(tmp_path):
+    png = screenshot(tmp_path, "fabric-report", report_html())
     assert png.stat().st_size > 30000  # a blank 1280x2000 page compresses to a few kB
     width, height, rows = read_png(str(png))
     assert (width, height) == (WIDTH, HEIGHT)
@@ -142,3 +149,19 @@ def test_html_report_screenshot(tmp_path):
     assert any(near(px, (0x1D, 0x35, 0x57)) for px in rows[10]), "no header bar at the top"
     assert sum(1 for px in sample if near(px, (0xFF, 0xE3, 0xE3)) or near(px, (0xD6, 0x28, 0x28))) > 50
     assert sum(1 for px in sample if near(px, (0xD8, 0xF3, 0xDC)) or near(px, (0xE6, 0xF6, 0xEA))) > 10
+
+
+def test_html_plan_screenshot(tmp_path):
+    """fabric-plan.html of a fleet plan (tests/unit/plugins/plugin_utils/test_plan.py): header bar, the green
+    CHECK MODE badge, the red of the failed and unreachable hosts, the orange of the hosts that would change."""
+    png = screenshot(tmp_path, "fabric-plan", rpt.render_plan_html(fleet_plan(), generated_at="2026-11-26T16:00:00+00:00"))
+    width, height, rows = read_png(str(png))
+    assert (width, height) == (WIDTH, HEIGHT)
+    sample = [px for row in rows[::2] for px in row[::2]]
+    background = max(set(sample), key=sample.count)
+    assert near(background, (0xF4, 0xF6, 0xFA)) or near(background, (0xFF, 0xFF, 0xFF))
+    assert len(set(sample)) > 100, "too few colours: %d" % len(set(sample))
+    assert any(near(px, (0x1D, 0x35, 0x57)) for px in rows[10]), "no header bar at the top"
+    assert sum(1 for px in sample if near(px, (0xD8, 0xF3, 0xDC))) > 10, "no CHECK MODE badge"
+    assert sum(1 for px in sample if near(px, (0xD6, 0x28, 0x28)) or near(px, (0xFF, 0xD6, 0xD6))) > 30, "no red host"
+    assert sum(1 for px in sample if near(px, (0xF4, 0xA2, 0x61)) or near(px, (0xFF, 0xE8, 0xCC))) > 30, "no host that would change"

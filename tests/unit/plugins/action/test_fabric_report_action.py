@@ -26,6 +26,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.rdma.fabric.plugins.action.fabric_report import ReportError, run_report
 from ansible_collections.rdma.fabric.plugins.modules.fabric_report import ARGUMENT_SPEC
+from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_plan import fleet_plan
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "..", "fixtures", "fabric")
@@ -111,6 +112,53 @@ def test_rollout_gates_reach_the_report(run, tmp_path):
     assert "Staged rollout: health gates (2)" in html and "batch 2 of 2 (lab2) passed its health gate (tested against lab1)" in html
     bad = run(dest=str(tmp_path / "x"), hosts=inputs(), rollout="batch 1")
     assert bad["failed"] is True and "rollout" in bad["msg"]
+
+
+def test_a_plan_file_reaches_every_format(run, tmp_path):
+    """plan_file (what report.yml passes from rdma_fabric_drain_plan): the report carries the planned changes."""
+    plan = fleet_plan()
+    (tmp_path / "fabric-plan.json").write_text(json.dumps(plan))
+    dest = tmp_path / "reports"
+    result = run(dest=str(dest), hosts=inputs(), validation=VALIDATION, generated_at=STAMP,
+                 plan_file=str(tmp_path / "fabric-plan.json"))
+    assert "warnings" not in result and result["changed_files"] == ["json", "md", "html"]
+    assert json.loads((dest / "fabric-report.json").read_text())["plan"] == plan
+    html = (dest / "fabric-report.html").read_text()
+    assert '<h2>Planned changes <span class="badge ok">CHECK MODE</span></h2>' in html
+    assert "<p>Check mode: nothing was changed. 4 hosts, 3 would change (7 changes).</p>" in html
+    assert "<tr><th>Would reboot</th><td class=\"num\">1</td><td>gpu-a10</td></tr>" in html
+    assert "### gpu-a2: 2 changes" in (dest / "fabric-report.md").read_text()
+    # without the plan: the same report, no section
+    plain = run(dest=str(dest), hosts=inputs(), validation=VALIDATION, generated_at=STAMP)
+    assert "warnings" not in plain and plain["changed_files"] == ["json", "md", "html"]
+    assert "plan" not in json.loads((dest / "fabric-report.json").read_text())
+    assert "Planned changes" not in (dest / "fabric-report.html").read_text() + (dest / "fabric-report.md").read_text()
+
+
+@pytest.mark.parametrize("name, content, why", [
+    ("missing.json", None, "cannot be read as JSON ([Errno 2] No such file or directory"),
+    ("truncated.json", '{"hosts": {', "cannot be read as JSON (Expecting"),
+    ("binary.json", b"\xff\xfe", "cannot be read as JSON ("),
+    ("deep.json", "[" * 100000 + "]" * 100000, "cannot be read as JSON ("),
+    ("validation.json", json.dumps({"validation": VALIDATION}), "is not a fabric plan as the fabric_plan callback writes it "
+                                                                "(hosts: not a dictionary keyed by host)"),
+    ("bad-host.json", json.dumps(dict(fleet_plan(), hosts={"n1": {"changes": 1, "stages": {"s": [{"item": 1}]}}})),
+     "(hosts.n1.stages.s[0]: not a change with a task name)"),
+])
+def test_a_plan_file_that_cannot_be_used_is_a_warning(run, tmp_path, name, content, why):
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    dest = tmp_path / "reports"
+    result = run(dest=str(dest), hosts=inputs(), validation=VALIDATION, generated_at=STAMP, plan_file=str(path))
+    assert "failed" not in result and result["changed_files"] == ["json", "md", "html"]
+    (warning,) = result["warnings"]
+    assert warning.startswith("plan_file: %s " % path) and why in warning
+    assert warning.endswith("; the report is written without its planned changes")
+    assert "plan" not in json.loads((dest / "fabric-report.json").read_text())
+    assert "Planned changes" not in (dest / "fabric-report.html").read_text()
 
 
 def test_check_mode_writes_nothing_and_diff_shows_the_json(run, tmp_path):
@@ -283,6 +331,7 @@ def test_report_playbook_end_to_end_without_a_lab(tmp_path):
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
     (tmp_path / "site.yml").write_text("---" + WRAPPER.replace("{report}", os.path.join(REPO, "playbooks", "report.yml")))
     (tmp_path / "reports").mkdir()
+    (tmp_path / "fabric-plan.json").write_text(json.dumps(fleet_plan()))
     (tmp_path / "reports" / "validation.json").write_text(json.dumps({"validation": [
         dict(VALIDATION[0], hosts=["roce-a", "roce-b"], server="roce-a", client="roce-b")]}))
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_CACHE_PLUGIN="memory",
@@ -290,7 +339,8 @@ def test_report_playbook_end_to_end_without_a_lab(tmp_path):
                ANSIBLE_COLLECTIONS_PATH=os.path.abspath(os.path.join(REPO, "..", "..", "..")))
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(tmp_path / "inventory.yml"),
             "-e", "rdma_report_dir=%s" % (tmp_path / "reports"), "-e", "rdma_report_facts_current=true",
-            "-e", "rdma_fabric_gpudirect_facts=false", "-e", "rdma_report_qos_state=false", str(tmp_path / "site.yml")]
+            "-e", "rdma_fabric_gpudirect_facts=false", "-e", "rdma_report_qos_state=false",
+            "-e", "rdma_fabric_drain_plan=%s" % (tmp_path / "fabric-plan.json"), str(tmp_path / "site.yml")]
     proc = subprocess.run(argv, env=env, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, check=False, timeout=300)
     assert proc.returncode == 2, proc.stdout[-4000:]  # the failed host fails the run, the report is still written
@@ -300,6 +350,9 @@ def test_report_playbook_end_to_end_without_a_lab(tmp_path):
     assert data["hosts"]["roce-a"]["pool"] == data["hosts"]["roce-b"]["pool"] != data["hosts"]["ib-a"]["pool"]
     assert data["hosts"]["stopped"]["status"] == "failed" and data["summary"]["failed"] == ["stopped"]
     assert data["validation"][0]["server"] == "roce-a"
+    # site.yml's drain plan, passed on by report.yml: the planned changes beside what the run found
+    assert data["plan"]["summary"] == {"hosts": 4, "hosts_changing": 3, "changes": 7}
+    assert '<details class="host changes" id="planned-changes-gpu-a10" open>' in (tmp_path / "reports" / "fabric-report.html").read_text()
     # play 1 ended at once (end_play): none of its reads ran
     assert "TASK [Check that the host answers]" not in proc.stdout
     assert "RDMA fabric report: %s" % (tmp_path / "reports" / "fabric-report.html") in proc.stdout

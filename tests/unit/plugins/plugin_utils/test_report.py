@@ -18,7 +18,9 @@ import re
 
 import pytest
 
+from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fp
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
+from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_plan import fleet_plan
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "fabric")
 
@@ -245,3 +247,28 @@ def test_rollout_gates_in_every_format(hosts):
     assert json.loads(rpt.render_json(report))["rollout"]["gates"][0]["message"] == "batch 1 of 3 (lab1) passed its health gate"
     passed = rpt.build_report(hosts, validation(), rollout=GATES[:1])
     assert passed["rollout"]["ok"] is True and passed["summary"]["ok"] == plain["summary"]["ok"]
+
+
+def test_the_plan_in_every_format(hosts):
+    """A fabric plan given to build_report: the JSON keeps it, the HTML and the Markdown show "Planned changes"."""
+    plain = rpt.build_report(hosts, validation(), generated_at="2026-01-01T00:00:00+00:00")
+    assert "plan" not in plain and "Planned changes" not in rpt.render_html(plain) + rpt.render_markdown(plain)
+    plan = fleet_plan()
+    report = rpt.build_report(hosts, validation(), generated_at="2026-01-01T00:00:00+00:00", plan=plan)
+    assert report["summary"] == plain["summary"]  # the plan says what was planned; the verdict is the fabric's
+    assert json.loads(rpt.render_json(report))["plan"] == json.loads(json.dumps(plan))
+    html = rpt.render_html(report)
+    section = html[html.index('<div class="summary" id="planned-changes">'):html.index("<section><h2>Validation</h2>")]
+    assert section == rpt.render_plan_section(plan) + "\n"
+    assert "<h2>Planned changes <span class=\"badge ok\">CHECK MODE</span></h2>" in section
+    assert "<tr><td>eth1</td><td>roce_tos</td><td>0</td><td>106</td></tr>" in section
+    assert '<details class="host failed" id="planned-changes-gpu-a4" open>' in section
+    # the plan's hosts do not take the report's host anchors; the page has one header
+    assert html.count('id="host-lab1"') == 1 and html.count("<header>") == 1 and html.count("<!DOCTYPE html>") == 1
+    md = rpt.render_markdown(report)
+    planned = md[md.index("## Planned changes\n"):md.index("## Validation\n")]
+    assert planned.startswith("## Planned changes\n\nCheck mode: nothing was changed. 4 hosts, 3 would change (7 changes).")
+    assert "### gpu-a10: 4 changes\n\n#### Lossless Ethernet / lossless_ethernet\n\n" in planned
+    assert "  - eth1 pfc: [] -> [3]\n" in planned and "### Nothing to change (1 hosts)\n\ngpu-a3\n" in planned
+    assert planned.replace("\n### ", "\n## ").replace("\n#### ", "\n### ").replace("## Planned changes", "# Fabric plan", 1) \
+        .rstrip() == fp.markdown(plan).rstrip()
