@@ -64,8 +64,9 @@ options:
   links:
     description:
       - Several links at once (one read, one plan). Mutually exclusive with O(name).
-    type: list
-    elements: dict
+      - A list of mappings with the keys below. Anything else (text such as V(rxe0) or V(name=rxe0), a single mapping,
+        an entry that is not a mapping) is refused before anything runs, naming O(links) and showing this form.
+    type: raw
     suboptions:
       name:
         description: RDMA device name.
@@ -146,6 +147,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.rdma.fabric.plugins.module_utils.list_options import ListOptionError, list_of_dicts
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_link import (
     KERNEL_MODULE,
@@ -161,6 +163,16 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_link import (
     plan_changes,
 )
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+
+
+# links: a list of mappings with these keys (declared raw, checked by list_of_dicts: a refusal names links).
+LINKS_OPTIONS = dict(
+    name=dict(type="str", required=True),
+    type=dict(type="str", choices=list(LINK_TYPES)),
+    netdev=dict(type="str"),
+    state=dict(type="str", choices=list(STATES)),
+)
+LINKS_FORM = "[{name: siw0, type: siw, netdev: eth1}, {name: rxe_old, state: absent}]"
 
 
 def wanted_links(params):
@@ -181,12 +193,7 @@ def main():
             type=dict(type="str", choices=list(LINK_TYPES), default="rxe"),
             netdev=dict(type="str"),
             state=dict(type="str", choices=list(STATES), default="present"),
-            links=dict(type="list", elements="dict", options=dict(
-                name=dict(type="str", required=True),
-                type=dict(type="str", choices=list(LINK_TYPES)),
-                netdev=dict(type="str"),
-                state=dict(type="str", choices=list(STATES)),
-            )),
+            links=dict(type="raw"),
             sysfs_path=dict(type="path", default="/sys"),
         ),
         mutually_exclusive=[["name", "links"]],
@@ -195,7 +202,11 @@ def main():
     )
     sysfs = module.params["sysfs_path"]
     try:
-        wanted = wanted_links(module.params)
+        links = list_of_dicts("links", module.params["links"], LINKS_OPTIONS, LINKS_FORM)
+    except ListOptionError as e:
+        module.fail_json(msg=str(e))
+    try:
+        wanted = wanted_links(dict(module.params, links=links))
         facts = gather_rdma_facts(sysfs)
     except RdmaFactsError as e:
         module.fail_json(msg=str(e))

@@ -121,8 +121,10 @@ options:
     description:
       - Transmission selection per traffic class. Traffic classes not listed keep their settings, except that the
         bandwidth of every non-ETS class becomes 0. The bandwidths of all V(ets) classes must then sum to 100.
-    type: list
-    elements: dict
+      - A list of mappings with the keys below. Anything else (text such as the C(mlnx_qos --tcbw) list
+        V(50,0,0,50,0,0,0,0), a single mapping, an entry that is not a mapping) is refused before anything runs,
+        naming O(ets) and showing this form.
+    type: raw
     suboptions:
       tc:
         description: Traffic class, 0-7.
@@ -413,10 +415,20 @@ rollback_failed:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.rdma.fabric.plugins.module_utils.list_options import ListOptionError, list_of_dicts
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine, lock, model
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError, PortsError, QosRun
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError, ValidationError
+
+
+# ets: a list of mappings with these keys (declared raw, checked by list_of_dicts: a refusal names ets).
+ETS_OPTIONS = dict(
+    tc=dict(type="int", required=True),
+    tsa=dict(type="str", choices=list(model.TSA_CHOICES), default="ets"),
+    bw=dict(type="int"),
+)
+ETS_FORM = "[{tc: 0, tsa: ets, bw: 50}, {tc: 3, tsa: ets, bw: 50}]"
 
 
 def argument_spec():
@@ -428,11 +440,7 @@ def argument_spec():
         trust=dict(type="str", choices=list(model.TRUST_CHOICES)),
         pfc=dict(type="raw"),
         prio_tc=dict(type="raw"),
-        ets=dict(type="list", elements="dict", options=dict(
-            tc=dict(type="int", required=True),
-            tsa=dict(type="str", choices=list(model.TSA_CHOICES), default="ets"),
-            bw=dict(type="int"),
-        )),
+        ets=dict(type="raw"),
         dscp2prio=dict(type="dict"),
         ecn=dict(type="dict", options=dict(
             np=dict(type="list", elements="int"),
@@ -473,7 +481,10 @@ def main():
         mutually_exclusive=[("ports", "netdev"), ("ports", "device"), ("ports", "port")],
         supports_check_mode=True,
     )
-    params = module.params
+    try:
+        params = dict(module.params, ets=list_of_dicts("ets", module.params["ets"], ETS_OPTIONS, ETS_FORM))
+    except ListOptionError as e:
+        module.fail_json(msg=str(e), param=e.param, commands=[])
     qos = None
     try:
         if params["lock_timeout"] < 0:

@@ -58,9 +58,11 @@ options:
         choices: [present, absent]
         default: present
       vfs:
-        description: Settings of single VFs; each key left out is left as the driver has it.
-        type: list
-        elements: dict
+        description:
+          - Settings of single VFs; each key left out is left as the driver has it.
+          - A list of mappings with the keys below. Anything else (text such as V(0), a single mapping, an entry that
+            is not a mapping) is refused before anything runs, naming O(pfs[].vfs) and showing this form.
+        type: raw
         default: []
         suboptions:
           index:
@@ -165,6 +167,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.rdma.fabric.plugins.module_utils import sriov as sr
+from ansible_collections.rdma.fabric.plugins.module_utils.list_options import ListOptionError, list_of_dicts
 
 
 def _ip_links(module, ip, netdev):
@@ -178,16 +181,20 @@ def _ip_links(module, ip, netdev):
         return {}
 
 
+# pfs[].vfs: a list of mappings with these keys (declared raw, checked by list_of_dicts: a refusal names the option).
+VF_OPTIONS = dict(index=dict(type="int"), mac=dict(type="str"), trust=dict(type="bool"),
+                  spoofchk=dict(type="bool"), link_state=dict(type="str", choices=list(sr.LINK_STATES)))
+VFS_FORM = "[{index: 0, mac: '52:54:00:10:00:01', trust: true}, {index: 1, link_state: enable}]"
+
+
 def main():
-    vf_spec = dict(index=dict(type="int"), mac=dict(type="str"), trust=dict(type="bool"),
-                   spoofchk=dict(type="bool"), link_state=dict(type="str", choices=list(sr.LINK_STATES)))
     module = AnsibleModule(
         argument_spec=dict(
             pfs=dict(type="list", elements="dict", default=[], options=dict(
                 netdev=dict(type="str", required=True),
                 numvfs=dict(type="int"),
                 state=dict(type="str", choices=list(sr.STATES), default="present"),
-                vfs=dict(type="list", elements="dict", default=[], options=vf_spec),
+                vfs=dict(type="raw", default=[]),
             )),
             firmware=dict(type="list", elements="dict", default=[], options=dict(
                 device=dict(type="str", required=True),
@@ -203,13 +210,14 @@ def main():
     try:
         # AnsibleModule fills left-out suboptions with None: drop them, so the defaults of the checks apply.
         raw = [dict((k, v) for k, v in pf.items() if v is not None and k != "vfs") for pf in p["pfs"]]
-        for pf, given in zip(raw, p["pfs"]):
-            pf["vfs"] = [dict((k, v) for k, v in vf.items() if v is not None) for vf in given["vfs"]]
+        for i, (pf, given) in enumerate(zip(raw, p["pfs"])):
+            vfs = list_of_dicts("pfs[%d].vfs" % i, given["vfs"], VF_OPTIONS, VFS_FORM) or []
+            pf["vfs"] = [dict((k, v) for k, v in vf.items() if v is not None) for vf in vfs]
             if pf.get("state") == "present" and "numvfs" not in pf:
                 raise sr.SriovError("Invalid pfs (%s): numvfs is required when state is present" % pf["netdev"])
         wanted = sr.normalise_pfs(raw)
         firmware = sr.check_firmware(p["firmware"])
-    except sr.SriovError as e:
+    except (sr.SriovError, ListOptionError) as e:
         module.fail_json(msg=str(e))
 
     ip = module.get_bin_path("ip", required=bool(wanted))

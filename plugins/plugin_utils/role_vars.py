@@ -1,14 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, rdma.fabric developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What is wrong with the variables of the mofed and gpudirect roles (controller only).
+"""What is wrong with the variables of the mofed, gpudirect and k8s_rdma_stack roles (controller only).
 
 The roles' ``meta/argument_specs.yml`` check types and choices before the
 first task; these functions check what types cannot say (values, ranges,
 URL schemes, names, paths, combinations) and return one sentence per
 problem, each naming the variable and what is allowed. The roles run them
-before they read or change anything on the host (the ``mofed_var_errors`` and
-``gpudirect_var_errors`` filters).
+before they read or change anything on the host, through the one
+``role_var_errors`` filter (``role_var_errors``, below: the role's name picks
+its checker; k8s_rdma_stack's rules are those of the objects it renders, in
+``k8s_rdma.check_role_vars``).
 
 Why each rule exists, in short: every value ends up in a file the host
 trusts (a deb822 source, a modules-load.d list, apt's auth.conf) or in a
@@ -33,6 +35,7 @@ except ImportError:  # pragma: no cover
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
+from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import check_role_vars as k8s_rdma_stack_var_errors
 from ansible_collections.rdma.fabric.plugins.plugin_utils.openpgp import OpenPGPError, normalize_fingerprint, parse_keys
 
 # All used with re.fullmatch: "$" would let a trailing newline through.
@@ -251,3 +254,27 @@ def gpudirect_var_errors(values, check_mode=False):
                             "the boot unit and files under /etc) would hit this host; allowed: %s, or any other "
                             "folder in check mode (to report on a copy of a host's tree)" % (name, value, host))
     return c.errors
+
+
+# The roles whose variables are checked, and how: each takes (values, check_mode).
+ROLE_CHECKS = {
+    "gpudirect": gpudirect_var_errors,
+    "k8s_rdma_stack": lambda values, check_mode: k8s_rdma_stack_var_errors(values),
+    "mofed": lambda values, check_mode: mofed_var_errors(values),
+}
+
+
+class RoleVarsError(ValueError):
+    """The check was asked wrongly (not a dict of variables, or a role without checks)."""
+
+
+def role_var_errors(values, role, check_mode=False):
+    """Problems of ``role``'s variables in ``values`` (``{name: value}``; names that are not the role's are ignored).
+
+    ``check_mode``: the play runs with ``--check`` (only gpudirect has a rule that depends on it).
+    """
+    if not isinstance(role, str) or role not in ROLE_CHECKS:
+        raise RoleVarsError("role: %r has no variable checks; allowed: %s" % (role, ", ".join(sorted(ROLE_CHECKS))))
+    if not isinstance(values, dict):
+        raise RoleVarsError("the input must be a dict of the %s variables, got %s" % (role, type(values).__name__))
+    return ROLE_CHECKS[role](dict(values), bool(check_mode))

@@ -3,9 +3,11 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """site.yml's staged rollout, on the controller: its settings, its batches, each batch's health gate.
 
-``settings`` checks ``rdma_fabric_serial`` and ``rdma_fabric_max_fail_percentage`` before any host
-changes (Ansible itself takes ``serial: "abc"`` as a traceback, ``0``, ``-3`` or ``"150%"`` as "all
-hosts at once" and ``1.5`` as 1: each is rejected here, naming the variable and the accepted forms)
+``settings`` checks ``rdma_fabric_serial``, ``rdma_fabric_max_fail_percentage``,
+``rdma_fabric_batch_reboot`` and ``rdma_fabric_batch_reboot_timeout`` before any host changes (Ansible
+itself takes ``serial: "abc"`` as a traceback, ``0``, ``-3`` or ``"150%"`` as "all hosts at once" and
+``1.5`` as 1; a batch reboot flag of ``1`` or ``"perhaps"``, a timeout of ``"10m"`` or ``5``: each is
+rejected here, naming the variable and the accepted forms)
 and cuts the play's hosts into batches the way Ansible's ``serial`` does. ``batch`` says which batch a
 set of hosts is and which already-done host the batch is tested against; ``gate`` turns a batch's
 validation results into a verdict per host (which batch, which host, why).
@@ -21,6 +23,10 @@ import re
 SERIAL_VAR = "rdma_fabric_serial"
 MAX_FAIL_VAR = "rdma_fabric_max_fail_percentage"
 DRAIN_PLAN_VAR = "rdma_fabric_drain_plan"
+REBOOT_VAR = "rdma_fabric_batch_reboot"
+REBOOT_TIMEOUT_VAR = "rdma_fabric_batch_reboot_timeout"
+REBOOT_TIMEOUT_DEFAULT = 900
+REBOOT_TIMEOUT_MIN = 60
 
 SERIAL_FORMS = (
     'a number of hosts (1 or more, e.g. 1 or "5"), a percentage of the hosts ("25%%", 1%% to 100%%), '
@@ -29,9 +35,15 @@ SERIAL_FORMS = (
     'as JSON: -e \'{"%s": [1, 5, "25%%"]}\'' % (SERIAL_VAR, SERIAL_VAR))
 MAX_FAIL_FORMS = ('a whole number from 0 to 100, or the same with "%" ("10%"): the share of a batch\'s '
                   'hosts that may fail before the rollout stops (0: one failed host stops it)')
+REBOOT_FORMS = ('true or false (from the command line also the text "true", "false", "yes" or "no", any case); '
+                'unset: false')
+REBOOT_TIMEOUT_FORMS = ('a whole number of seconds from %d to 999999 (e.g. 900 or "900"); unset: %d'
+                        % (REBOOT_TIMEOUT_MIN, REBOOT_TIMEOUT_DEFAULT))
+_REBOOT_WORDS = {"true": True, "yes": True, "false": False, "no": False}
 
 _PCT = re.compile(r"([0-9]{1,3})%")
 _INT = re.compile(r"[0-9]{1,9}")
+_SECONDS = re.compile(r"[0-9]{1,6}")
 
 
 class RolloutError(ValueError):
@@ -92,6 +104,33 @@ def check_max_fail(value):
     return number
 
 
+def check_batch_reboot(value):
+    """``rdma_fabric_batch_reboot`` as a bool (None: False); 1, "perhaps", "on" are rejected."""
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in _REBOOT_WORDS:
+        return _REBOOT_WORDS[value.lower()]
+    raise RolloutError("%s: %r is not accepted; accepted: %s" % (REBOOT_VAR, value, REBOOT_FORMS))
+
+
+def check_batch_reboot_timeout(value):
+    """``rdma_fabric_batch_reboot_timeout`` as an int of seconds (None: 900); "10m", 5, 0, -1, 1.5 rejected."""
+    if value is None:
+        return REBOOT_TIMEOUT_DEFAULT
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 999999:
+        seconds = value
+    elif isinstance(value, str) and _SECONDS.fullmatch(value):
+        seconds = int(value)
+    else:
+        raise RolloutError("%s: %r is not accepted; accepted: %s" % (REBOOT_TIMEOUT_VAR, value, REBOOT_TIMEOUT_FORMS))
+    if seconds < REBOOT_TIMEOUT_MIN:
+        raise RolloutError("%s: %r is too short (a reboot and the host's return take more than a minute); "
+                           "accepted: %s" % (REBOOT_TIMEOUT_VAR, value, REBOOT_TIMEOUT_FORMS))
+    return seconds
+
+
 def batch_size(item, total):
     """Hosts in a batch of ``total`` hosts for one serial entry, as Ansible's ``pct_to_int`` counts them."""
     if isinstance(item, str) and item.endswith("%"):
@@ -113,15 +152,20 @@ def make_batches(hosts, serial):
     return batches
 
 
-def settings(serial, max_fail_percentage, hosts):
-    """The checked rollout settings: ``staged``, ``serial``, ``max_fail_percentage``, ``batches``."""
+def settings(serial, max_fail_percentage, hosts, batch_reboot=None, batch_reboot_timeout=None):
+    """The checked rollout settings: ``staged``, ``serial``, ``max_fail_percentage``, ``batches``,
+    ``batch_reboot`` and ``batch_reboot_timeout`` (None: unset, the defaults)."""
     checked = check_serial(serial)
     max_fail = check_max_fail(max_fail_percentage)
+    reboot = check_batch_reboot(batch_reboot)
+    reboot_timeout = check_batch_reboot_timeout(batch_reboot_timeout)
     return {
         "staged": bool(checked),
         "serial": checked,
         "max_fail_percentage": max_fail,
         "batches": make_batches(hosts, checked) if checked else [],
+        "batch_reboot": reboot,
+        "batch_reboot_timeout": reboot_timeout,
     }
 
 

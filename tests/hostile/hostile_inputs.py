@@ -584,7 +584,7 @@ def _collection_loader():
     if package is not None and not hasattr(package, "_collection_meta"):
         with open(os.path.join(ROOT, "meta", "runtime.yml")) as handle:
             package._collection_meta = yaml.safe_load(handle) or {}
-    if filter_loader.get("rdma.fabric.mofed_var_errors") is None:
+    if filter_loader.get("rdma.fabric.role_var_errors") is None:
         raise RuntimeError("the templar does not find this collection's filters")
 
 

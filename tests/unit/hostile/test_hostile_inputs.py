@@ -23,12 +23,6 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "h
 # (target, parameter) of the inputs not yet rejected before any change with the parameter named; a case fixed
 # leaves this list (and the test then fails until it is taken out here).
 KNOWN = sorted([
-    # Ansible's argument-spec check of a list of dicts with sub-options, given a string: its first error, the one
-    # AnsibleModule fails with, is check_type_dict's "dictionary requested, could not parse JSON or key=value",
-    # which names no option (rejected before any change all the same).
-    ("rdma_link", "links"),
-    ("roce_qos", "ets"),
-    ("sriov_vfs", "vfs"),
     # sysfs_path pointed at a copy of the host's sysfs (not a bind mount of it) while dcb and ip change this host:
     # the module applies, reads back from the copy, sees a difference and rolls back (the unit tests themselves
     # run the module on such copies, with test doubles for the tools).

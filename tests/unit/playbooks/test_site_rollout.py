@@ -170,15 +170,24 @@ def test_bad_serial_stops_before_any_host_is_touched(tmp_path):
 def test_bad_batch_reboot_stops_before_any_host_is_touched(tmp_path):
     # rdma_fabric_batch_reboot: true would reboot the test's local hosts (this machine): only refusals are tested
     # here; the lab's rollout scenario reboots each batch for real.
-    for name, settings in (("text", {"rdma_fabric_batch_reboot": "perhaps"}),
-                           ("number", {"rdma_fabric_batch_reboot": 1}),
-                           ("timeout", {"rdma_fabric_batch_reboot_timeout": "10m"}),
-                           ("short", {"rdma_fabric_batch_reboot_timeout": 5})):
+    for name, settings, text in (
+            ("text", {"rdma_fabric_batch_reboot": "perhaps"},
+             "rdma_fabric_batch_reboot: 'perhaps' is not accepted; accepted: true or false"),
+            ("number", {"rdma_fabric_batch_reboot": 1}, "rdma_fabric_batch_reboot: 1 is not accepted; accepted: true or false"),
+            ("timeout", {"rdma_fabric_batch_reboot_timeout": "10m"},
+             "rdma_fabric_batch_reboot_timeout: '10m' is not accepted; accepted: a whole number of seconds from 60"),
+            ("short", {"rdma_fabric_batch_reboot_timeout": 5},
+             "rdma_fabric_batch_reboot_timeout: 5 is too short")):
         proc, record, marks = run(tmp_path / name, group_vars=dict(settings, rdma_fabric_serial=1))
         assert proc.returncode == 2, proc.stdout[-3000:]
-        assert "rdma_fabric_batch_reboot must be true or false" in proc.stdout
+        assert text in " ".join(proc.stdout.split()), proc.stdout[-3000:]
         assert record is None and marks == []
         assert "PLAY [Gather RDMA and GPUDirect facts]" not in proc.stdout
+    # from the command line (text), and without rdma_fabric_serial: still checked before anything runs
+    proc, record, marks = run(tmp_path / "cli", extra=["-e", "rdma_fabric_batch_reboot=perhaps"])
+    assert proc.returncode == 2, proc.stdout[-3000:]
+    assert "rdma_fabric_batch_reboot: 'perhaps' is not accepted" in proc.stdout
+    assert marks == [] and "PLAY [Gather RDMA and GPUDirect facts]" not in proc.stdout
 
 
 def test_unset_serial_keeps_the_all_at_once_path(tmp_path):

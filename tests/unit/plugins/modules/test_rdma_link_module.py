@@ -160,6 +160,17 @@ def test_move_and_remove(run_main, host):
     ({"name": "rxe9", "netdev": "eth1", "state": "up"}, "value of state must be one of: present, absent, got: up"),
     ({"name": "a", "links": [{"name": "b", "netdev": "eth1"}]}, "mutually exclusive: name|links"),
     ({}, "one of the following is required: name, links"),
+    # links in another form than a list of mappings: refused naming links, showing the form
+    ({"links": "rxe9"}, "links: got the text 'rxe9'; allowed: a list of mappings (keys: name, type, netdev, state), "
+                        "e.g. [{name: siw0, type: siw, netdev: eth1}, {name: rxe_old, state: absent}]"),
+    ({"links": "name=rxe9 netdev=eth1"}, "links: got the text 'name=rxe9 netdev=eth1'; allowed: a list of mappings"),
+    ({"links": {"name": "rxe9", "netdev": "eth1"}}, "links: got dict {'name': 'rxe9', 'netdev': 'eth1'}; allowed: a list"),
+    ({"links": ["rxe9"]}, "links[0]: got the text 'rxe9', not a mapping; allowed: a list of mappings"),
+    ({"links": [{"name": "a", "netdev": "eth1"}, 5]}, "links[1]: got int 5, not a mapping; allowed: a list of mappings"),
+    # the keys, as Ansible checks suboptions
+    ({"links": [{"netdev": "eth1"}]}, "links: missing required arguments: name found in links"),
+    ({"links": [{"name": "a", "netdev": "eth1", "type": "roce"}]}, "value of type must be one of: rxe, siw, got: roce found in links"),
+    ({"links": [{"name": "a", "netdev": "eth1", "colour": "red"}]}, "links.colour. Supported parameters include: name, netdev, state, type"),
 ])
 def test_bad_input_fails_before_anything_runs(run_main, host, args, needle):
     sysfs, double = host

@@ -182,6 +182,16 @@ def test_failure_part_way_rolls_back_and_fails(lab):
     ({"device": "rxe9", "port": 2, "pfc": [3]}, "port", "rxe9 has no port 2"),
     ({"netdev": "dcbsim0", "ets": [{"tc": 0, "tsa": "strict", "bw": 5}]}, "ets", "bw must be 0 or omitted"),
     ({"netdev": "dcbsim0", "pfc": [3], "lock_timeout": -1}, "lock_timeout", "-1 is negative; allowed: 0 or more seconds"),
+    # ets in another form than a list of mappings: refused naming ets, showing the form
+    ({"netdev": "dcbsim0", "ets": "50,0,0,50,0,0,0,0"}, "ets",
+     "ets: got the text '50,0,0,50,0,0,0,0'; allowed: a list of mappings (keys: tc, tsa, bw), "
+     "e.g. [{tc: 0, tsa: ets, bw: 50}, {tc: 3, tsa: ets, bw: 50}]"),
+    ({"netdev": "dcbsim0", "ets": "tc=3 bw=100"}, "ets", "ets: got the text 'tc=3 bw=100'; allowed: a list of mappings"),
+    ({"netdev": "dcbsim0", "ets": {"tc": 3, "bw": 100}}, "ets", "ets: got dict {'tc': 3, 'bw': 100}; allowed: a list"),
+    ({"netdev": "dcbsim0", "ets": [{"tc": 3, "bw": 100}, "tc=0"]}, "ets", "ets[1]: got the text 'tc=0', not a mapping"),
+    ({"netdev": "dcbsim0", "ets": [{"tsa": "ets", "bw": 100}]}, "ets", "ets: missing required arguments: tc found in ets"),
+    ({"netdev": "dcbsim0", "ets": [{"tc": 3, "tsa": "wrr", "bw": 100}]}, "ets",
+     "value of tsa must be one of: ets, strict, vendor, got: wrr found in ets"),
 ])
 def test_bad_input_fails_before_anything_is_touched(lab, args, param, needle):
     res = lab.run(**args)

@@ -175,6 +175,16 @@ def test_count_change_goes_through_zero_and_absent_removes(run_main, host):
     ([{"netdev": "eth2", "numvfs": 2, "vfs": [{"link_state": "up"}]}], "value of link_state must be one of: auto, enable, disable"),
     ([{"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0}, {"index": 0}]}], "a VF index is given twice"),
     ([{"netdev": "eth2", "numvfs": 1}, {"netdev": "eth2", "numvfs": 1}], "PF netdev(s) given twice: eth2"),
+    # vfs in another form than a list of mappings: refused naming pfs[N].vfs, showing the form
+    ([{"netdev": "eth2", "numvfs": 2, "vfs": "0"}],
+     "pfs[0].vfs: got the text '0'; allowed: a list of mappings (keys: index, mac, trust, spoofchk, link_state), "
+     "e.g. [{index: 0, mac: '52:54:00:10:00:01', trust: true}, {index: 1, link_state: enable}]"),
+    ([{"netdev": "eth2", "numvfs": 2, "vfs": "index=0 trust=yes"}], "pfs[0].vfs: got the text 'index=0 trust=yes'; allowed"),
+    ([{"netdev": "eth3", "numvfs": 1}, {"netdev": "eth2", "numvfs": 2, "vfs": {"index": 0}}],
+     "pfs[1].vfs: got dict {'index': 0}; allowed: a list of mappings"),
+    ([{"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0}, "1"]}], "pfs[0].vfs[1]: got the text '1', not a mapping"),
+    ([{"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0, "vlan": 5}]}], "pfs[0].vfs.vlan. Supported parameters include"),
+    ([{"netdev": "eth2", "numvfs": 2, "vfs": [{"index": "first"}]}], "pfs[0].vfs: argument 'index' is of type str"),
 ])
 def test_bad_input_fails_before_anything(run_main, host, pfs, needle):
     sysfs, ip, mlx = host
@@ -182,6 +192,15 @@ def test_bad_input_fails_before_anything(run_main, host, pfs, needle):
     assert not ok and needle in result["msg"], result["msg"]
     assert all(c[1:3] != ["link", "set"] for c in ip.calls)
     assert open(os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")).read().strip() == "0"
+
+
+def test_vf_keys_are_read_as_ansible_reads_them(run_main, host):
+    """pfs[].vfs (declared raw) is checked with Ansible's own suboption rules, as when it was declared a list of
+    dicts: "1" is VF 1, "yes" is true."""
+    sysfs, ip, mlx = host
+    ok, result = run(run_main, sysfs, pfs=[{"netdev": "eth2", "numvfs": 2, "vfs": [{"index": "1", "trust": "yes"}]}],
+                     _ansible_check_mode=True)
+    assert ok and ["link", "set", "eth2", "vf", "1", "trust", "on"] in [c[1:] for c in result["commands"]], result
 
 
 def test_not_sriov_capable(run_main, tmp_path, monkeypatch, host):

@@ -18,8 +18,6 @@ __metaclass__ = type
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 import yaml
@@ -28,6 +26,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import Rdm
 from ansible_collections.rdma.fabric.plugins.plugin_utils import pod_check as pc
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_plugin_config
+from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..", "..", "..")
@@ -195,9 +194,20 @@ def test_deployment_and_bad_input():
         pc.check({"kind": "Pod", "spec": {"containers": [{"name": "c"}]}}, [doc], {"a": facts("roce-a")})
 
 
-def _collections_path():
-    import ansible_collections.rdma.fabric as pkg
-    return os.path.abspath(os.path.join(list(pkg.__path__)[0], "..", "..", ".."))
+CHECK_POD = """---
+- name: The playbook under test
+  ansible.builtin.import_playbook: %s
+""" % os.path.abspath(os.path.join(ROOT, "playbooks", "check_pod.yml"))
+VERDICT = "Every requested resource is advertised on every pool"
+
+
+def run_check_pod(tmp_path, pools, rendered):
+    """playbooks/check_pod.yml on localhost with the pools' facts given (check_pod_pools): ``(rc, verdict)``,
+    the verdict task's message (none when the play stopped before it)."""
+    rc, tasks, text = run(tmp_path, CHECK_POD, {"check_pod_spec": os.path.abspath(RAY),
+                                                "check_pod_rendered": str(rendered), "check_pod_pools": pools})
+    assert VERDICT in tasks, text[-4000:]
+    return rc, tasks[VERDICT]["localhost"].get("msg", ""), text
 
 
 def test_check_pod_playbook_on_a_rendered_folder(tmp_path):
@@ -208,34 +218,15 @@ def test_check_pod_playbook_on_a_rendered_folder(tmp_path):
     pools = {"node-a": facts("roce-gid3"), "node-b": facts("ib-a")}
     with open(str(rendered / "005-configmap-kube-system-rdma-devices.yaml"), "w") as f:
         yaml.safe_dump(default_configmap(pools), f)
-    with open(str(tmp_path / "vars.json"), "w") as f:
-        json.dump({"check_pod_spec": os.path.abspath(RAY), "check_pod_rendered": str(rendered), "check_pod_pools": pools}, f)
-    env = dict(os.environ)
-    env.update({"ANSIBLE_COLLECTIONS_PATH": _collections_path(), "ANSIBLE_NOCOLOR": "1",
-                "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")})
-    env.pop("ANSIBLE_CONFIG", None)
-    proc = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
-         "-e", "@" + str(tmp_path / "vars.json"),
-         os.path.join(ROOT, "playbooks", "check_pod.yml")],
-        env=env, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-        timeout=300, check=False)
-    assert proc.returncode == 2, proc.stdout[-4000:]
-    verdict = proc.stdout.split("Every requested resource")[-1]
-    assert "node-b: rdma/rdma_shared_device_b: the pool's nodes: no device matches" in verdict, proc.stdout[-4000:]
+    rc, verdict, text = run_check_pod(tmp_path, pools, rendered)
+    assert rc == 2, text[-4000:]
+    assert "node-b: rdma/rdma_shared_device_b: the pool's nodes: no device matches" in verdict, text[-4000:]
     assert "pool node-b has 1 device(s) the RDMA shared device plugin can hand out (mlx5_0:1)" in verdict
     assert "node-a:" not in verdict and "rdma/rdma_shared_device_a:" not in verdict
     # node-a alone (two ports): the play passes
-    with open(str(tmp_path / "vars.json"), "w") as f:
-        json.dump({"check_pod_spec": os.path.abspath(RAY), "check_pod_rendered": str(rendered),
-                   "check_pod_pools": {"node-a": pools["node-a"]}}, f)
-    proc = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
-         "-e", "@" + str(tmp_path / "vars.json"),
-         os.path.join(ROOT, "playbooks", "check_pod.yml")],
-        env=env, cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-        timeout=300, check=False)
-    assert proc.returncode == 0, proc.stdout[-4000:]
+    rc, verdict, text = run_check_pod(tmp_path, {"node-a": pools["node-a"]}, rendered)
+    assert rc == 0, text[-4000:]
+    assert verdict == "All assertions passed"
 
 
 def test_sriov_resource_matches_the_virtual_functions():

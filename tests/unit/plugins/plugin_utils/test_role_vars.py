@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugin_utils/role_vars.py (the mofed_var_errors and gpudirect_var_errors filters).
+"""Unit tests for plugin_utils/role_vars.py and the role_var_errors filter (mofed, gpudirect, k8s_rdma_stack).
 
 Each malformed input is one a hostile user or a careless inventory gives: a
 newline that would add a deb822 field (``Trusted: yes``, ``Signed-By:``), a
@@ -20,8 +20,9 @@ import yaml
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.filter.gpudirect_var_errors import gpudirect_var_errors
-from ansible_collections.rdma.fabric.plugins.filter.mofed_var_errors import mofed_var_errors
+from ansible_collections.rdma.fabric.plugins.filter import role_var_errors as role_var_errors_filter
+from ansible_collections.rdma.fabric.plugins.filter.role_var_errors import role_var_errors
+from ansible_collections.rdma.fabric.plugins.plugin_utils import k8s_rdma, role_vars
 from ansible_collections.rdma.fabric.plugins.plugin_utils.role_vars import has_credentials, masked
 
 ROLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "roles")
@@ -37,7 +38,7 @@ def defaults(role):
 def mofed(**changes):
     values = defaults("mofed")
     values.update(changes)
-    return mofed_var_errors(values)
+    return role_var_errors(values, "mofed")
 
 
 def a_public_key():
@@ -153,22 +154,61 @@ def test_timeouts_given_as_text_from_the_command_line():
 
 def test_gpudirect_paths_and_check_mode_rule():
     values = defaults("gpudirect")
-    assert gpudirect_var_errors(values) == []
+    assert role_var_errors(values, "gpudirect") == []
     copy = dict(values, gpudirect_sysfs_path="/srv/node17/sys", gpudirect_procfs_path="/srv/node17/proc")
-    assert gpudirect_var_errors(copy, check_mode=True) == []
-    errors = gpudirect_var_errors(copy)
+    assert role_var_errors(copy, "gpudirect", check_mode=True) == []
+    errors = role_var_errors(copy, "gpudirect")
     assert [e.split(":")[0] for e in errors] == ["gpudirect_procfs_path", "gpudirect_sysfs_path"]
     assert "would hit this host; allowed: /sys, or any other folder in check mode" in errors[1]
-    assert gpudirect_var_errors(dict(values, gpudirect_sysfs_path="/sys\0")) == [
+    assert role_var_errors(dict(values, gpudirect_sysfs_path="/sys\0"), "gpudirect") == [
         "gpudirect_sysfs_path: '/sys\\x00' is not allowed; allowed: a path without NUL or other control characters",
         "gpudirect_sysfs_path: '/sys\\x00' redirects what the role reads, but the role's changes (modprobe, ACS, the boot "
         "unit and files under /etc) would hit this host; allowed: /sys, or any other folder in check mode (to report on "
         "a copy of a host's tree)"]
-    assert gpudirect_var_errors(dict(values, gpudirect_sysfs_path="/sys/")) == []
+    assert role_var_errors(dict(values, gpudirect_sysfs_path="/sys/"), "gpudirect") == []
 
 
-def test_filters_refuse_what_is_not_a_dict():
-    with pytest.raises(AnsibleFilterError, match="must be a dict"):
-        mofed_var_errors(["mofed_flavor"])
-    with pytest.raises(AnsibleFilterError, match="must be a dict"):
-        gpudirect_var_errors("x")
+def test_filter_refuses_what_is_not_a_dict():
+    with pytest.raises(AnsibleFilterError, match="rdma.fabric.role_var_errors: the input must be a dict of the mofed variables"):
+        role_var_errors(["mofed_flavor"], "mofed")
+    with pytest.raises(AnsibleFilterError, match="must be a dict of the gpudirect variables, got str"):
+        role_var_errors("x", "gpudirect")
+
+
+@pytest.mark.parametrize("role", ["soft_roce", "", None, ["mofed"], "Mofed"])
+def test_filter_refuses_a_role_without_checks_naming_the_allowed_ones(role):
+    with pytest.raises(AnsibleFilterError) as e:
+        role_var_errors({}, role)
+    assert str(e.value) == ("rdma.fabric.role_var_errors: role: %r has no variable checks; "
+                            "allowed: gpudirect, k8s_rdma_stack, mofed" % (role,))
+
+
+def test_filter_registered_and_documented_with_every_role():
+    filters = role_var_errors_filter.FilterModule().filters()
+    assert filters == {"role_var_errors": role_var_errors}
+    doc = yaml.safe_load(role_var_errors_filter.DOCUMENTATION)
+    assert doc["name"] == "role_var_errors"
+    assert doc["options"]["role"]["choices"] == sorted(role_vars.ROLE_CHECKS)
+    # every role with checks runs the filter on its variables, by its own name
+    for role in role_vars.ROLE_CHECKS:
+        folder = os.path.join(ROLES, role, "tasks")
+        text = "".join(open(os.path.join(folder, name)).read() for name in os.listdir(folder) if name.endswith(".yml"))
+        assert "rdma.fabric.role_var_errors('%s'" % role in text, role
+
+
+def test_each_role_gets_its_own_rules():
+    """The role name picks the checker: one role's bad value is nothing to another role's check."""
+    bad = {"mofed_kernel_modules": ["rdma_ucm\nib_umad"], "gpudirect_sysfs_path": "/srv/sys",
+           "k8s_rdma_stack_namespace": "Kube System"}
+    mofed_errors = role_var_errors(dict(defaults("mofed"), **bad), "mofed")
+    assert [e.split(":")[0] for e in mofed_errors] == ["mofed_kernel_modules[0]"]
+    gpudirect_errors = role_var_errors(dict(defaults("gpudirect"), **bad), "gpudirect")
+    assert [e.split(":")[0] for e in gpudirect_errors] == ["gpudirect_sysfs_path"]
+    assert role_var_errors(dict(defaults("gpudirect"), **bad), "gpudirect", check_mode=True) == []
+    k8s_values = dict(defaults("k8s_rdma_stack"), **bad)
+    k8s_errors = role_var_errors(k8s_values, "k8s_rdma_stack")
+    assert k8s_errors == k8s_rdma.check_role_vars(k8s_values)
+    assert [e.split(":")[0] for e in k8s_errors] == ["k8s_rdma_stack_namespace"]
+    # check_mode changes nothing for the roles without a check-mode rule
+    assert role_var_errors(k8s_values, "k8s_rdma_stack", check_mode=True) == k8s_errors
+    assert role_var_errors(dict(defaults("mofed"), **bad), "mofed", check_mode=True) == mofed_errors

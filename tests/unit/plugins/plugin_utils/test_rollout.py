@@ -81,7 +81,53 @@ def test_batches_match_ansible_serial(serial):
 
 def test_settings_unset_is_not_staged():
     assert rollout.settings(None, None, HOSTS) == {"staged": False, "serial": [], "max_fail_percentage": 0,
-                                                   "batches": []}
+                                                   "batches": [], "batch_reboot": False, "batch_reboot_timeout": 900}
+
+
+@pytest.mark.parametrize("value,expected", [
+    (None, False), (True, True), (False, False), ("true", True), ("True", True), ("yes", True),
+    ("NO", False), ("false", False),
+])
+def test_batch_reboot_accepted(value, expected):
+    assert rollout.check_batch_reboot(value) is expected
+
+
+@pytest.mark.parametrize("value", ["perhaps", 1, 0, "1", "on", "10m", 5, "", " true", "true\n", 1.0, [True], {"a": 1}])
+def test_batch_reboot_rejected_naming_the_variable_and_the_forms(value):
+    with pytest.raises(rollout.RolloutError) as e:
+        rollout.check_batch_reboot(value)
+    text = str(e.value)
+    assert text.startswith("rdma_fabric_batch_reboot: %r is not accepted; accepted: true or false" % (value,))
+    assert '"yes" or "no"' in text
+
+
+@pytest.mark.parametrize("value,expected", [(None, 900), (60, 60), ("900", 900), (999999, 999999), ("3600", 3600)])
+def test_batch_reboot_timeout_accepted(value, expected):
+    assert rollout.check_batch_reboot_timeout(value) == expected
+
+
+@pytest.mark.parametrize("value,why", [
+    ("10m", "not accepted"), (5, "too short"), ("59", "too short"), (0, "too short"), (-1, "not accepted"),
+    ("-900", "not accepted"), (1.5, "not accepted"), (900.0, "not accepted"), (True, "not accepted"),
+    ("", "not accepted"), ("900\n", "not accepted"), (" 900", "not accepted"), (1000000, "not accepted"),
+    ("1000000", "not accepted"), ([900], "not accepted"),
+])
+def test_batch_reboot_timeout_rejected_naming_the_variable_and_the_forms(value, why):
+    with pytest.raises(rollout.RolloutError) as e:
+        rollout.check_batch_reboot_timeout(value)
+    text = str(e.value)
+    assert text.startswith("rdma_fabric_batch_reboot_timeout: %r is %s" % (value, why))
+    assert "accepted: a whole number of seconds from 60 to 999999" in text
+
+
+def test_settings_checks_the_batch_reboot_whether_staged_or_not():
+    s = rollout.settings(1, None, HOSTS, "yes", "600")
+    assert s["batch_reboot"] is True and s["batch_reboot_timeout"] == 600
+    for serial in (None, 1):
+        with pytest.raises(rollout.RolloutError, match="rdma_fabric_batch_reboot: 'perhaps'"):
+            rollout.settings(serial, None, HOSTS, "perhaps")
+        with pytest.raises(rollout.RolloutError, match="rdma_fabric_batch_reboot_timeout: '10m'"):
+            rollout.settings(serial, None, HOSTS, True, "10m")
 
 
 def test_settings_staged():
