@@ -16,6 +16,8 @@ description:
   - C(<prefix>/capable) is C(true) when the node has an ACTIVE RDMA port (SR-IOV VFs not counted), else C(false).
   - C(<prefix>/link-layer) is C(Ethernet) (RoCE), C(InfiniBand) or C(Mixed), from the ACTIVE ports.
   - C(<prefix>/roce-v2-gid-index) is the RoCE v2 IPv4 GID index when all ACTIVE RoCE ports of the node agree on it.
+  - C(<prefix>/nccl-pool) is O(nccl_pool) when given: the node's pool id (the node pool name from
+    M(rdma.fabric.node_pools)), which names the pool's NCCL ConfigMap of C(k8s_rdma_stack).
   - Labels that do not apply are left out. O(remove=true) returns every label key with a null value (a merge
     patch that deletes them).
 options:
@@ -41,6 +43,10 @@ options:
     description: Count soft devices (Soft-RoCE) as RDMA capable.
     type: bool
     default: false
+  nccl_pool:
+    description: The node's pool id, a DNS label such as C(roce1-4c1d2f0a); sets C(<prefix>/nccl-pool).
+    type: str
+    version_added: 0.2.0
   remove:
     description: Return all label keys mapped to null, to remove the labels.
     type: bool
@@ -70,12 +76,13 @@ from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import node_l
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
 
 
-def rdma_node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, include_soft=False, remove=False):
+def rdma_node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, include_soft=False, remove=False, nccl_pool=None):
     """Node labels derived from one node's RDMA facts (see DOCUMENTATION)."""
     try:
         if remove:
             return dict((key, None) for key in node_label_keys(prefix))
-        return node_labels(data, prefix=prefix, link_layers=link_layers, devices=devices, include_soft=include_soft)
+        return node_labels(data, prefix=prefix, link_layers=link_layers, devices=devices, include_soft=include_soft,
+                           nccl_pool=nccl_pool)
     except RdmaFactsError as e:
         raise AnsibleFilterError("rdma.fabric.rdma_node_labels: %s" % e)
 

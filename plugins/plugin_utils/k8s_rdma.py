@@ -35,7 +35,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     port_netdev,
     select_ports,
 )
-from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import check_gid_index, check_tc
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import check_gid_index, check_pod_ifname, check_tc
 from ansible_collections.rdma.fabric.plugins.plugin_utils.pod_check import selector_misses
 
 CNI_TYPES = ("macvlan", "host-device", "ipoib")
@@ -130,7 +130,7 @@ def check_label_prefix(prefix):
     return prefix
 
 
-LABEL_NAMES = ("capable", "link-layer", "roce-v2-gid-index")
+LABEL_NAMES = ("capable", "link-layer", "roce-v2-gid-index", "nccl-pool")
 
 
 def node_label_keys(prefix):
@@ -138,21 +138,27 @@ def node_label_keys(prefix):
     return ["%s/%s" % (prefix, name) for name in LABEL_NAMES]
 
 
-def node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, include_soft=False):
+def node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, include_soft=False, nccl_pool=None):
     """Scheduling labels for ONE node from its facts.
 
     ``<prefix>/capable``: ``"true"``/``"false"`` (any ACTIVE selected port);
     ``<prefix>/link-layer``: ``Ethernet``, ``InfiniBand`` or ``Mixed``;
     ``<prefix>/roce-v2-gid-index``: the RoCE v2 IPv4 GID index when all the
-    node's ACTIVE RoCE ports agree on it. Labels that do not apply are left out.
+    node's ACTIVE RoCE ports agree on it; ``<prefix>/nccl-pool``: ``nccl_pool``
+    when given (the node's pool id, which names its NCCL ConfigMap). Labels
+    that do not apply are left out.
     """
     check_label_prefix(prefix)
     hosts = host_facts_list(data)
     if len(hosts) != 1:
         raise RdmaFactsError("node labels are computed per node: give one host's facts, got %d" % len(hosts))
+    if nccl_pool is not None and (not isinstance(nccl_pool, str) or not _DNS_LABEL.fullmatch(nccl_pool) or len(nccl_pool) > 63):
+        raise RdmaFactsError("nccl_pool must be a node pool id (a DNS label such as roce1-4c1d2f0a), got %r" % (nccl_pool,))
     facts = hosts[0][1]
     ports = select_ports(facts, link_layers, devices, include_soft, include_vfs=False)
     labels = {"%s/capable" % prefix: "true" if ports else "false"}
+    if nccl_pool is not None:
+        labels["%s/nccl-pool" % prefix] = nccl_pool
     if not ports:
         return labels
     layers = {p.get("link_layer") for _d, p in ports}
@@ -254,6 +260,33 @@ def cni_config(network):
         conf["mtu"] = mtu
     conf["ipam"] = ipam_config(network.get("ipam") if network.get("ipam") is not None else {}, where + " ipam")
     return conf
+
+
+MULTUS_FIRST_INTERFACE = "net1"
+
+
+def nccl_network_interface(networks, name):
+    """The pod-side interface of the Multus network ``name`` (an entry of ``networks``) that NCCL uses.
+
+    Multus names a pod's attachments ``net1``, ``net2`` ... in the order of the pod's
+    ``k8s.v1.cni.cncf.io/networks`` annotation unless the selection gives an ``interface``.
+    The rule: the network's ``pod_interface`` key when set (the pod must ask for that name with
+    ``interface`` in its selection), else ``net1`` (the pod lists the network first). ``name`` empty
+    or None: None (no Multus network for NCCL). Entries with that name in several namespaces must agree.
+    """
+    if not name:
+        return None
+    if not isinstance(networks, list):
+        raise RdmaFactsError("networks must be a list of network dicts")
+    found = sorted(set(check_pod_ifname(net.get("pod_interface") or MULTUS_FIRST_INTERFACE, "network %s pod_interface" % name)
+                       for net in networks if isinstance(net, dict) and net.get("name") == name))
+    if not found:
+        raise RdmaFactsError("%r is not the name of a network in k8s_rdma_stack_networks (networks: %s)"
+                             % (name, ", ".join(sorted(set(str(n.get("name")) for n in networks if isinstance(n, dict)))) or "none"))
+    if len(found) > 1:
+        raise RdmaFactsError("the networks named %r give different pod_interface values (%s); NCCL needs one"
+                             % (name, ", ".join(found)))
+    return found[0]
 
 
 def cni_config_json(network):
@@ -561,6 +594,14 @@ def _full(regex, value):
     return isinstance(value, str) and regex.fullmatch(value) is not None
 
 
+def _ok(check, value):
+    try:
+        check(value)
+    except RdmaFactsError:
+        return False
+    return True
+
+
 def _dns_label(value, max_len=63):
     return isinstance(value, str) and len(value) <= max_len and _DNS_LABEL.fullmatch(value) is not None
 
@@ -624,11 +665,21 @@ def check_role_vars(values):
          "a list of Secret names (DNS subdomains)")
     need("shared_dev_plugin_periodic_update_interval", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
          "an integer >= 0 (seconds)")
-    need("nccl_configmap_name", _dns_subdomain, "a ConfigMap name (DNS subdomain)")
+    need("nccl_configmap_name", lambda v: _dns_subdomain(v) and len(v) <= 189,
+         "a ConfigMap name (DNS subdomain, at most 189 characters: '-<node pool id>' is appended)")
     need("nccl_namespaces", lambda v: isinstance(v, list) and len(v) > 0 and all(_dns_label(n) for n in v),
          "a non-empty list of namespace names (DNS labels)")
     need("nccl_socket_ifname", lambda v: v == "" or _full(re.compile(r"[\^=]?[^\s,]+(,[^\s,]+)*"), v),
          "empty, or NCCL_SOCKET_IFNAME text such as =net1 or ^docker,lo")
+    need("nccl_pod_interface", lambda v: _ok(check_pod_ifname, v),
+         "a network interface name inside the pod (1-15 of A-Z, a-z, 0-9, '_', '.', '-'), such as eth0")
+    need("nccl_network", lambda v: isinstance(v, str) and (v == "" or _dns_label(v)),
+         "empty, or the name of an entry of k8s_rdma_stack_networks")
+    if isinstance(get("nccl_network"), str) and _dns_label(get("nccl_network")) and isinstance(get("networks"), list):
+        try:
+            nccl_network_interface(get("networks"), get("nccl_network"))
+        except RdmaFactsError as e:
+            errors.append("%snccl_network: %s" % (p, e))
     need("nccl_extra_env", lambda v: isinstance(v, dict) and all(_full(_ENV_NAME, k) for k in v)
          and all(x is None or isinstance(x, (str, int, float, bool)) for x in v.values()),
          "a dict of environment variable names to strings, numbers, booleans or null")
@@ -671,6 +722,9 @@ def check_role_vars(values):
                 if (ns, net["name"]) in seen:
                     errors.append("%snetworks[%d]: %s/%s is defined twice" % (p, i, ns, net["name"]))
                 seen.add((ns, net["name"]))
+                if net.get("pod_interface") is not None and not _ok(check_pod_ifname, net["pod_interface"]):
+                    errors.append("%snetworks[%d]: pod_interface %r is not allowed; allowed: a network interface name "
+                                  "inside the pod (1-15 of A-Z, a-z, 0-9, '_', '.', '-'), such as net1" % (p, i, net["pod_interface"]))
                 res = net.get("resource_name")
                 if res and not _full(re.compile(r"[A-Za-z0-9][-A-Za-z0-9_.]*/[a-zA-Z0-9_]+"), res):
                     errors.append("%snetworks[%d]: resource_name %r must look like rdma/rdma_shared_device_a" % (p, i, res))

@@ -30,6 +30,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     RdmaFactsError,
     agreed_value,
@@ -153,3 +155,44 @@ def _merge_extra(env, extra):
 def nccl_conf(env):
     """``/etc/nccl.conf`` text (``KEY=value`` lines, sorted) for an env dict."""
     return "".join("%s=%s\n" % (k, env[k]) for k in sorted(env))
+
+
+_POD_IFNAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}")
+
+
+def check_pod_ifname(name, what="pod_interface"):
+    """A pod-side network interface name (a Linux netdev name: 1-15 of A-Z a-z 0-9 _ . -, not starting with . or -)."""
+    if not isinstance(name, str) or not _POD_IFNAME.fullmatch(name):
+        raise RdmaFactsError("%s must be a network interface name inside the pod (1-15 characters of A-Z, a-z, 0-9, "
+                             "'_', '.', '-', such as eth0 or net1), got %r" % (what, name))
+    return name
+
+
+def pod_nccl_env(data, pod_interface="eth0", rdma_pod_interface=None, socket_ifname=None, link_layers=None,
+                 devices=None, include_soft=False, include_vfs=False, gid_index="auto", tc=None, extra=None):
+    """``{NCCL_*: str}`` for the pods of ONE node pool (one host's facts stand for the pool).
+
+    The HCA, GID index and traffic class rules are :func:`nccl_env`'s, over the pool's ports. What differs is
+    the pod side: the host netdevs of the ports do not exist inside a pod, so ``NCCL_SOCKET_IFNAME`` is the
+    pod's interface with the exact-match ``=`` prefix: ``rdma_pod_interface`` (the interface of a Multus
+    attachment NCCL should use) when the pool has an ACTIVE RDMA port and it is given, else
+    ``pod_interface`` (``eth0``, the pod's primary interface). ``socket_ifname`` overrides both, verbatim.
+    A pool without an ACTIVE RDMA port gets ``NCCL_IB_DISABLE=1`` and an empty ``NCCL_IB_HCA`` (sockets
+    only, over ``pod_interface``). ``extra`` is merged last, as in :func:`nccl_env`.
+    """
+    check_pod_ifname(pod_interface, "pod_interface")
+    if rdma_pod_interface is not None:
+        check_pod_ifname(rdma_pod_interface, "rdma_pod_interface")
+    if extra is not None and not isinstance(extra, dict):
+        raise RdmaFactsError("extra must be a dict of environment variables, got %s" % type(extra).__name__)
+    if len(host_facts_list(data)) != 1:
+        raise RdmaFactsError("pod NCCL settings are computed per node pool: give one host's facts, got %d"
+                             % len(host_facts_list(data)))
+    env = nccl_env(data, link_layers=link_layers, devices=devices, include_soft=include_soft, include_vfs=include_vfs,
+                   socket_ifname=socket_ifname, gid_index=gid_index, tc=tc, on_no_rdma="disable")
+    rdma = env["NCCL_IB_DISABLE"] == "0"
+    if not rdma:
+        env["NCCL_IB_HCA"] = ""
+    if not socket_ifname:
+        env["NCCL_SOCKET_IFNAME"] = "=" + (rdma_pod_interface if rdma and rdma_pod_interface else pod_interface)
+    return _merge_extra(env, extra)

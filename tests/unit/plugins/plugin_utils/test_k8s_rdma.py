@@ -142,7 +142,13 @@ def test_node_labels():
     with pytest.raises(RdmaFactsError, match="per node"):
         k8s_rdma.node_labels([facts("ib-a"), facts("ib-b")])
     assert k8s_rdma.node_label_keys("rdma.fabric") == [
-        "rdma.fabric/capable", "rdma.fabric/link-layer", "rdma.fabric/roce-v2-gid-index"]
+        "rdma.fabric/capable", "rdma.fabric/link-layer", "rdma.fabric/roce-v2-gid-index", "rdma.fabric/nccl-pool"]
+    # the pool id label (issue 19), also on nodes without RDMA
+    assert k8s_rdma.node_labels(facts("no-rdma"), nccl_pool="none-4f53cda1") == {
+        "rdma.fabric/capable": "false", "rdma.fabric/nccl-pool": "none-4f53cda1"}
+    assert k8s_rdma.node_labels(facts("ib-a"), nccl_pool="ib1-28170814")["rdma.fabric/nccl-pool"] == "ib1-28170814"
+    with pytest.raises(RdmaFactsError, match="nccl_pool must be a node pool id"):
+        k8s_rdma.node_labels(facts("ib-a"), nccl_pool="Pool_1")
 
 
 def test_cni_configs():
@@ -221,7 +227,11 @@ def test_role_defaults_pass_the_check():
     ("wait_timeout", 0, "an integer > 0"),
     ("field_manager", "rdma fabric", "1-128 printable characters"),
     ("nccl_configmap_name", "NCCL_env", "a ConfigMap name"),
+    ("nccl_configmap_name", "x" * 190, "a ConfigMap name (DNS subdomain, at most 189 characters"),
     ("nccl_namespaces", [], "a non-empty list of namespace names"),
+    ("nccl_pod_interface", "eth 0", "a network interface name inside the pod"),
+    ("nccl_pod_interface", "", "a network interface name inside the pod"),
+    ("nccl_network", "Rdma_Net", "empty, or the name of an entry of k8s_rdma_stack_networks"),
     ("nccl_extra_env", {"NCCL DEBUG": "INFO"}, "a dict of environment variable names"),
     ("node_selector", {"rdma/capable": True}, "a dict of label keys to label values"),
     ("network_operator_chart_repo_url", "helm.ngc.nvidia.com/nvidia", "an http(s):// or oci:// URL"),
@@ -256,6 +266,11 @@ def test_role_var_errors_name_the_variable_and_the_allowed_values(name, value, a
                    "ipam": {"type": "host-local", "subnet": "10.0.0.0/24"}}],
      "k8s_rdma_stack_networks[0]: namespace 'Team A' is not a namespace name"),
     ("sriov_resources", [{"resourceName": "vf-x"}], "k8s_rdma_stack_sriov_resources: sriov resource 0: resourceName must match"),
+    ("nccl_network", "rdma-net-a",
+     "k8s_rdma_stack_nccl_network: 'rdma-net-a' is not the name of a network in k8s_rdma_stack_networks (networks: none)"),
+    ("networks", [{"name": "n", "type": "host-device", "device": "e", "pod_interface": "net/1",
+                   "ipam": {"type": "host-local", "subnet": "10.0.0.0/24"}}],
+     "k8s_rdma_stack_networks[0]: pod_interface 'net/1' is not allowed; allowed: a network interface name inside the pod"),
 ])
 def test_role_var_errors_from_the_rendering_rules(name, value, message):
     values = _defaults()
