@@ -27,6 +27,9 @@ description:
     that C(interface) in the pod.
   - A pool without an ACTIVE RDMA port gets C(NCCL_IB_DISABLE=1), an empty C(NCCL_IB_HCA) and
     C(NCCL_SOCKET_IFNAME) O(pod_interface) (sockets over the pod's primary interface).
+  - With O(host_network) (pods with C(hostNetwork=true), which see the host's netdevs) C(NCCL_SOCKET_IFNAME) is
+    P(rdma.fabric.nccl_env#filter)'s, the host netdevs of the pool's RDMA ports, and is left out in a pool without
+    RDMA (NCCL picks a host interface itself).
 options:
   _input:
     description: One host's C(ansible_facts.rdma) (or whole C(ansible_facts)); the pool's facts.
@@ -45,6 +48,10 @@ options:
     type: list
     elements: dict
     default: []
+  host_network:
+    description: Settings for pods with C(hostNetwork=true) (see above).
+    type: bool
+    default: false
   socket_ifname:
     description: Value for C(NCCL_SOCKET_IFNAME) instead of the pod interface, for example C(=net2) or C(^lo,docker).
     type: str
@@ -118,13 +125,14 @@ from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import pod_nccl_e
 
 
 def nccl_pod_env(data, pod_interface="eth0", network="", networks=None, socket_ifname=None, link_layers=None,
-                 devices=None, include_soft=False, include_vfs=False, gid_index="auto", tc=None, extra=None):
+                 devices=None, include_soft=False, include_vfs=False, gid_index="auto", tc=None, extra=None, host_network=False):
     """NCCL environment of one node pool's pods (see DOCUMENTATION)."""
     try:
         return pod_nccl_env(data, pod_interface=pod_interface,
                             rdma_pod_interface=nccl_network_interface(networks or [], network),
                             socket_ifname=socket_ifname or None, link_layers=link_layers, devices=devices,
-                            include_soft=include_soft, include_vfs=include_vfs, gid_index=gid_index, tc=tc, extra=extra)
+                            include_soft=include_soft, include_vfs=include_vfs, gid_index=gid_index, tc=tc, extra=extra,
+                            host_network=host_network)
     except RdmaFactsError as e:
         raise AnsibleFilterError("rdma.fabric.nccl_pod_env: %s" % e)
 

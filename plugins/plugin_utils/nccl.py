@@ -169,7 +169,8 @@ def check_pod_ifname(name, what="pod_interface"):
 
 
 def pod_nccl_env(data, pod_interface="eth0", rdma_pod_interface=None, socket_ifname=None, link_layers=None,
-                 devices=None, include_soft=False, include_vfs=False, gid_index="auto", tc=None, extra=None):
+                 devices=None, include_soft=False, include_vfs=False, gid_index="auto", tc=None, extra=None,
+                 host_network=False):
     """``{NCCL_*: str}`` for the pods of ONE node pool (one host's facts stand for the pool).
 
     The HCA, GID index and traffic class rules are :func:`nccl_env`'s, over the pool's ports. What differs is
@@ -179,6 +180,10 @@ def pod_nccl_env(data, pod_interface="eth0", rdma_pod_interface=None, socket_ifn
     ``pod_interface`` (``eth0``, the pod's primary interface). ``socket_ifname`` overrides both, verbatim.
     A pool without an ACTIVE RDMA port gets ``NCCL_IB_DISABLE=1`` and an empty ``NCCL_IB_HCA`` (sockets
     only, over ``pod_interface``). ``extra`` is merged last, as in :func:`nccl_env`.
+
+    ``host_network``: for pods with ``hostNetwork: true``, which see the host's netdevs and no ``eth0`` of
+    their own: ``NCCL_SOCKET_IFNAME`` is :func:`nccl_env`'s (the host netdevs of the pool's RDMA ports),
+    and is left out in a pool without RDMA (NCCL then picks a host interface itself).
     """
     check_pod_ifname(pod_interface, "pod_interface")
     if rdma_pod_interface is not None:
@@ -193,6 +198,6 @@ def pod_nccl_env(data, pod_interface="eth0", rdma_pod_interface=None, socket_ifn
     rdma = env["NCCL_IB_DISABLE"] == "0"
     if not rdma:
         env["NCCL_IB_HCA"] = ""
-    if not socket_ifname:
+    if not socket_ifname and not host_network:
         env["NCCL_SOCKET_IFNAME"] = "=" + (rdma_pod_interface if rdma and rdma_pod_interface else pod_interface)
     return _merge_extra(env, extra)

@@ -65,6 +65,13 @@ def test_multus_interface_override_and_extra():
                    "NCCL_IB_ADDR_FAMILY": "AF_INET", "NCCL_SOCKET_IFNAME": "=eth0", "NCCL_DEBUG": "INFO"}
 
 
+def test_host_network_pods_use_the_host_netdevs():
+    assert pod_nccl_env(facts("roce-gid3"), host_network=True) == nccl_env(facts("roce-gid3"))
+    assert pod_nccl_env(facts("roce-gid3"), host_network=True)["NCCL_SOCKET_IFNAME"] == "=ens1f0,ens1f1"
+    assert pod_nccl_env(facts("no-rdma"), host_network=True) == {"NCCL_IB_DISABLE": "1", "NCCL_IB_HCA": ""}
+    assert pod_nccl_env(facts("no-rdma"), host_network=True, socket_ifname="=bond0")["NCCL_SOCKET_IFNAME"] == "=bond0"
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"pod_interface": ""}, "pod_interface must be a network interface name inside the pod"),
     ({"pod_interface": "a-very-long-ifname"}, "pod_interface must be a network interface name"),

@@ -186,24 +186,67 @@ def _old_to_new(name):
     return re.sub(r"(^|/)[0-9]{3}-", r"\1", name)
 
 
+# Issue 19 changed the NCCL ConfigMaps (one per node pool, named <name>-<pool id>, pod-side settings) and added the
+# <prefix>/nccl-pool node label; the scenarios assert those themselves. Everything else is compared with the capture.
+_NCCL_FILE = re.compile(r"configmap-[a-z0-9-]+-rdma-nccl-env(-[a-z0-9-]+)?\.yaml")
+_NCCL_POOL_LABEL = re.compile(r"(?m)^    rdma\.fabric/nccl-pool: [a-z0-9-]+\n")
+
+
+def _without_nccl(name, text):
+    """None for an NCCL ConfigMap file; else the text without NCCL ConfigMap entries and nccl-pool labels."""
+    if _NCCL_FILE.fullmatch(os.path.basename(name)):
+        return None
+    if name == "kustomization.yaml":
+        text = "".join(line for line in text.splitlines(True) if not _NCCL_FILE.fullmatch(line[2:].rstrip("\n")))
+    return _NCCL_POOL_LABEL.sub("", text)
+
+
 def assert_unchanged_except_names(out, scenario):
-    """The rendered folder holds what the role rendered before for the same inputs, under the new names."""
+    """The rendered folder holds what the role rendered before for the same inputs, under the new names (NCCL aside)."""
     with open(os.path.join(FIXTURES, "rendered", scenario + ".json")) as f:
         before = json.load(f)["files"]
     expected = {}
     for name, text in before.items():
         if name == "kustomization.yaml":
             text = re.sub(r"(?m)^- [0-9]{3}-", "- ", text)
-        expected[_old_to_new(name)] = text
+        name = _old_to_new(name)
+        text = _without_nccl(name, text)
+        if text is not None:
+            expected[name] = text
     now = {}
     for root, _dirs, names in os.walk(out):
         for name in names:
             path = os.path.join(root, name)
             with open(path) as f:
-                now[os.path.relpath(path, out)] = f.read()
+                text = _without_nccl(os.path.relpath(path, out), f.read())
+            if text is not None:
+                now[os.path.relpath(path, out)] = text
     assert sorted(now) == sorted(expected)
     for name in sorted(expected):
         assert now[name] == expected[name], name
+
+
+def nccl_maps(objects, namespace="default"):
+    """{pool id: data} of the NCCL ConfigMaps of a namespace; no other ConfigMap name starts with rdma-nccl-env."""
+    out = {}
+    for (kind, ns, name), obj in objects.items():
+        if kind == "ConfigMap" and ns == namespace and name.startswith("rdma-nccl-env"):
+            assert name.startswith("rdma-nccl-env-"), name  # the union ConfigMap is gone (issue 19)
+            pool = name[len("rdma-nccl-env-"):]
+            assert obj["metadata"]["labels"]["rdma.fabric/nccl-pool"] == pool
+            out[pool] = obj["data"]
+    return out
+
+
+def nccl_pools(objects):
+    """{node name: its rdma.fabric/nccl-pool label}."""
+    return dict((key[2], obj["metadata"]["labels"].get("rdma.fabric/nccl-pool"))
+                for key, obj in objects.items() if key[0] == "Node")
+
+
+# Pool ids (node_pools' pool names) of the fixture layouts: stable as long as the layouts are.
+ROCE_A, ROCE_B, IB, NO_RDMA = "roce1-16721fd0", "roce2-7d4579c1", "ib1-28170814", "none-4f53cda1"
+GID3, PORTDOWN = "roce2-48d0ccaf", "roce2-cbe794e8"
 
 
 def daemonset_images(objects):
@@ -264,12 +307,14 @@ def test_roce_only_selectors_from_facts(roce_only):
 
 def test_roce_only_nccl_labels_and_network(roce_only):
     objects = roce_only["objects"]
-    assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"] == {
-        "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_GID_INDEX": "5", "NCCL_IB_TC": "106",
-        "NCCL_SOCKET_IFNAME": "=ens1f0"}
-    for node in ("roce-a", "roce-b"):
+    roce = {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_GID_INDEX": "5", "NCCL_IB_TC": "106",
+            "NCCL_SOCKET_IFNAME": "=eth0"}
+    # roce-b's second port is DOWN: another layout, another pool, the same settings
+    assert nccl_maps(objects) == {ROCE_A: roce, ROCE_B: roce}
+    for node, pool in (("roce-a", ROCE_A), ("roce-b", ROCE_B)):
         assert objects[("Node", None, node)]["metadata"] == {"name": node, "labels": {
-            "rdma.fabric/capable": "true", "rdma.fabric/link-layer": "Ethernet", "rdma.fabric/roce-v2-gid-index": "5"}}
+            "rdma.fabric/capable": "true", "rdma.fabric/link-layer": "Ethernet", "rdma.fabric/roce-v2-gid-index": "5",
+            "rdma.fabric/nccl-pool": pool}}
     nad = objects[("NetworkAttachmentDefinition", "training", "rdma-net-a")]
     assert nad["metadata"]["annotations"] == {"k8s.v1.cni.cncf.io/resourceName": "rdma/rdma_shared_device_a"}
     assert json.loads(nad["spec"]["config"]) == {
@@ -314,10 +359,14 @@ def test_mixed_gid_indices_network_operator(tmp_path):
     _proc, out = run_role(tmp_path, {"roce-a": "roce-a", "gpu-7": "roce-gid3"}, role_vars)
     objects, _files = validate_output(out)
     assert_unchanged_except_names(out, "network_operator")
+    # per pool, each with its own GID index (the union had none: the pools disagree)
     for ns in ("default", "training"):
-        env = objects[("ConfigMap", ns, "rdma-nccl-env")]["data"]
-        assert env == {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1", "NCCL_IB_ROCE_VERSION_NUM": "2",
-                       "NCCL_IB_ADDR_FAMILY": "AF_INET", "NCCL_IB_TC": "106", "NCCL_SOCKET_IFNAME": "=ens1f0,ens1f1"}
+        assert nccl_maps(objects, ns) == {
+            ROCE_A: {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_GID_INDEX": "5", "NCCL_IB_TC": "106",
+                     "NCCL_SOCKET_IFNAME": "=eth0"},
+            GID3: {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "106",
+                   "NCCL_SOCKET_IFNAME": "=eth0"}}
+    assert nccl_pools(objects) == {"roce-a": ROCE_A, "gpu-7": GID3}
     ncp = objects[("NicClusterPolicy", None, "nic-cluster-policy")]
     spec = ncp["spec"]
     assert spec["rdmaSharedDevicePlugin"]["repository"] == "nvcr.io/nvidia/mellanox"
@@ -359,13 +408,13 @@ def test_infiniband_only_with_mirror(tmp_path):
     assert images["kube-ipoib-cni-ds"] == ["registry.example.internal:5000/mellanox/ipoib-cni:v1.2.0"]
     ds = objects[("DaemonSet", "kube-system", "rdma-shared-dp-ds")]
     assert ds["spec"]["template"]["spec"]["imagePullSecrets"] == [{"name": "mirror-pull"}]
-    assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"] == {
-        "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_SOCKET_IFNAME": "=ib0"}
+    assert nccl_maps(objects) == {IB: {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_SOCKET_IFNAME": "=eth0"}}
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
     assert config["configList"][0]["selectors"] == {"vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"],
                                                     "ifNames": ["ib0"]}
     assert objects[("Node", None, "ib-b")]["metadata"]["labels"] == {"rdma.fabric/capable": "true",
-                                                                     "rdma.fabric/link-layer": "InfiniBand"}
+                                                                     "rdma.fabric/link-layer": "InfiniBand",
+                                                                     "rdma.fabric/nccl-pool": IB}
     cni = json.loads(objects[("NetworkAttachmentDefinition", "default", "ib-net")]["spec"]["config"])
     assert cni == {"cniVersion": "0.3.1", "name": "ib-net", "type": "ipoib", "master": "ib0", "ipam": {
         "type": "host-local", "subnet": "10.56.217.0/24", "rangeStart": "10.56.217.10", "rangeEnd": "10.56.217.200"}}
@@ -381,9 +430,12 @@ def test_port_down_and_node_without_rdma(tmp_path):
     assert_unchanged_except_names(out, "port_down_no_rdma")
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
     assert config["configList"][0]["selectors"]["ifNames"] == ["ens1f0"]  # ens1f1 is DOWN
-    assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"]["NCCL_IB_HCA"] == "=mlx5_0:1"
-    assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"]["NCCL_IB_GID_INDEX"] == "3"
-    assert objects[("Node", None, "cpu-1")]["metadata"]["labels"] == {"rdma.fabric/capable": "false"}
+    assert nccl_maps(objects) == {
+        PORTDOWN: {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "106",
+                   "NCCL_SOCKET_IFNAME": "=eth0"},
+        NO_RDMA: {"NCCL_IB_DISABLE": "1", "NCCL_IB_HCA": "", "NCCL_SOCKET_IFNAME": "=eth0"}}
+    assert objects[("Node", None, "cpu-1")]["metadata"]["labels"] == {"rdma.fabric/capable": "false",
+                                                                      "rdma.fabric/nccl-pool": NO_RDMA}
     assert objects[("Node", None, "gpu-11")]["metadata"]["labels"]["rdma.fabric/capable"] == "true"
     assert "kube-multus-ds" not in daemonset_images(objects)
     assert ("CustomResourceDefinition", None, "network-attachment-definitions.k8s.cni.cncf.io") not in objects
@@ -420,10 +472,13 @@ def test_soft_roce_lab_with_opt_in(tmp_path):
     assert_unchanged_except_names(out, "soft_roce_lab")
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
     assert config["configList"][0]["selectors"] == {"ifNames": ["eth1"]}
-    assert objects[("ConfigMap", "default", "rdma-nccl-env")]["data"] == {
-        "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=rxe0:1", "NCCL_IB_GID_INDEX": "1", "NCCL_SOCKET_IFNAME": "=eth1"}
+    pools = nccl_pools(objects)
+    assert pools["lab1"] == pools["lab2"] and re.fullmatch(r"soft1-[0-9a-f]{8}", pools["lab1"])
+    assert nccl_maps(objects) == {pools["lab1"]: {
+        "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=rxe0:1", "NCCL_IB_GID_INDEX": "1", "NCCL_SOCKET_IFNAME": "=eth0"}}
     assert objects[("Node", None, "lab2")]["metadata"]["labels"] == {
-        "rdma.fabric/capable": "true", "rdma.fabric/link-layer": "Ethernet", "rdma.fabric/roce-v2-gid-index": "1"}
+        "rdma.fabric/capable": "true", "rdma.fabric/link-layer": "Ethernet", "rdma.fabric/roce-v2-gid-index": "1",
+        "rdma.fabric/nccl-pool": pools["lab1"]}
 
 
 def test_default_two_resources_per_pool_and_single_port_pools(tmp_path):
@@ -491,4 +546,84 @@ def test_bad_variables_stop_the_role_before_it_reads_or_writes(tmp_path):
     # a choice of meta/argument_specs.yml, checked by Ansible before the role's first task
     proc, out = run_role(tmp_path / "spec", {"roce-a": "roce-a"}, {"k8s_rdma_stack_method": "helm"}, expect_rc=2)
     assert "k8s_rdma_stack_method must be one of: manifests, network_operator, got: helm" in proc.stdout
+    assert not os.path.exists(out)
+
+
+# --- issue 19: NCCL settings per node pool ----------------------------------------------------------------
+
+THREE_POOLS = {"roce-a": "roce-a", "ib-a": "ib-a", "ib-b": "ib-b", "cpu-1": "no-rdma"}
+ROCE_ENV = {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_GID_INDEX": "5", "NCCL_IB_TC": "106"}
+IB_ENV = {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1"}
+NO_RDMA_ENV = {"NCCL_IB_DISABLE": "1", "NCCL_IB_HCA": ""}
+
+
+def test_nccl_configmap_per_node_pool_and_namespace(tmp_path):
+    """RoCE, InfiniBand (two nodes, one pool) and a node without RDMA: three pools, a ConfigMap each in each
+    namespace, each pool's nodes labelled with its id; a second run changes nothing (the ids are stable)."""
+    role_vars = {"k8s_rdma_stack_nccl_namespaces": ["default", "training"]}
+    first, out = run_role(tmp_path, THREE_POOLS, role_vars)
+    objects, files = validate_output(out)  # every ConfigMap and Node patch: kubernetes-validate --strict
+    for ns in ("default", "training"):
+        assert nccl_maps(objects, ns) == {ROCE_A: dict(ROCE_ENV, NCCL_SOCKET_IFNAME="=eth0"),
+                                          IB: dict(IB_ENV, NCCL_SOCKET_IFNAME="=eth0"),
+                                          NO_RDMA: dict(NO_RDMA_ENV, NCCL_SOCKET_IFNAME="=eth0")}
+        assert ("ConfigMap", ns, "rdma-nccl-env") not in objects
+    assert sorted(f for f in files if "nccl" in f) == [
+        "configmap-default-rdma-nccl-env-%s.yaml" % p for p in sorted((ROCE_A, IB, NO_RDMA))] + [
+        "configmap-training-rdma-nccl-env-%s.yaml" % p for p in sorted((ROCE_A, IB, NO_RDMA))]
+    assert nccl_pools(objects) == {"roce-a": ROCE_A, "ib-a": IB, "ib-b": IB, "cpu-1": NO_RDMA}
+    assert objects[("Node", None, "cpu-1")]["metadata"]["labels"] == {"rdma.fabric/capable": "false",
+                                                                      "rdma.fabric/nccl-pool": NO_RDMA}
+    assert "NCCL ConfigMaps rdma-nccl-env-<pool id> (pods select nodes by rdma.fabric/nccl-pool=<pool id>)" in " ".join(
+        first.stdout.split())
+    before = dict((f, open(os.path.join(out, f)).read()) for f in files)
+    second, _out = run_role(tmp_path, THREE_POOLS, role_vars)
+    localhost_line = [line for line in second.stdout.split("PLAY RECAP")[1].splitlines() if line.startswith("localhost")][0]
+    assert "changed=0" in localhost_line, localhost_line
+    assert dict((f, open(os.path.join(out, f)).read()) for f in files) == before
+    # removal finds the pools' ConfigMaps (and the node labels, nccl-pool included) again
+    run_role(tmp_path, THREE_POOLS, dict(role_vars, k8s_rdma_stack_state="absent"))
+    assert sorted(os.listdir(out)) == ["node-labels"]
+
+
+def test_nccl_over_a_multus_network_and_overrides(tmp_path):
+    """k8s_rdma_stack_nccl_network: the RDMA pools use the network's pod interface (net1 unless its pod_interface
+    says otherwise); the pool without RDMA keeps the primary interface. k8s_rdma_stack_nccl_socket_ifname overrides
+    every pool; k8s_rdma_stack_nccl_host_network gives the host netdevs."""
+    nets = [dict(ROCE_NETWORKS[0], namespace="default")]
+    _proc, out = run_role(tmp_path / "net1", THREE_POOLS, {"k8s_rdma_stack_networks": nets,
+                                                           "k8s_rdma_stack_nccl_network": "rdma-net-a"})
+    objects, _files = validate_output(out)
+    assert nccl_maps(objects) == {ROCE_A: dict(ROCE_ENV, NCCL_SOCKET_IFNAME="=net1"),
+                                  IB: dict(IB_ENV, NCCL_SOCKET_IFNAME="=net1"),
+                                  NO_RDMA: dict(NO_RDMA_ENV, NCCL_SOCKET_IFNAME="=eth0")}
+    _proc, out = run_role(tmp_path / "named", THREE_POOLS, {
+        "k8s_rdma_stack_networks": [dict(nets[0], pod_interface="rdma0")], "k8s_rdma_stack_nccl_network": "rdma-net-a",
+        "k8s_rdma_stack_nccl_pod_interface": "enp0s1"})
+    assert nccl_maps(validate_output(out)[0]) == {ROCE_A: dict(ROCE_ENV, NCCL_SOCKET_IFNAME="=rdma0"),
+                                                  IB: dict(IB_ENV, NCCL_SOCKET_IFNAME="=rdma0"),
+                                                  NO_RDMA: dict(NO_RDMA_ENV, NCCL_SOCKET_IFNAME="=enp0s1")}
+    _proc, out = run_role(tmp_path / "override", THREE_POOLS, {
+        "k8s_rdma_stack_networks": nets, "k8s_rdma_stack_nccl_network": "rdma-net-a",
+        "k8s_rdma_stack_nccl_socket_ifname": "=net2"})
+    assert nccl_maps(validate_output(out)[0]) == {ROCE_A: dict(ROCE_ENV, NCCL_SOCKET_IFNAME="=net2"),
+                                                  IB: dict(IB_ENV, NCCL_SOCKET_IFNAME="=net2"),
+                                                  NO_RDMA: dict(NO_RDMA_ENV, NCCL_SOCKET_IFNAME="=net2")}
+    _proc, out = run_role(tmp_path / "hostnet", THREE_POOLS, {"k8s_rdma_stack_nccl_host_network": True})
+    assert nccl_maps(validate_output(out)[0]) == {ROCE_A: dict(ROCE_ENV, NCCL_SOCKET_IFNAME="=ens1f0"),
+                                                  IB: dict(IB_ENV, NCCL_SOCKET_IFNAME="=ib0"),
+                                                  NO_RDMA: NO_RDMA_ENV}
+    # NCCL off: no ConfigMap and no nccl-pool label
+    _proc, out = run_role(tmp_path / "off", THREE_POOLS, {"k8s_rdma_stack_nccl_enabled": False})
+    objects = validate_output(out)[0]
+    assert nccl_maps(objects) == {} and set(nccl_pools(objects).values()) == {None}
+
+
+def test_nccl_variables_are_checked(tmp_path):
+    proc, out = run_role(tmp_path, THREE_POOLS, {"k8s_rdma_stack_nccl_network": "rdma-net-x",
+                                                 "k8s_rdma_stack_nccl_pod_interface": "eth 0"}, expect_rc=2)
+    text = " ".join(proc.stdout.split())
+    assert ("k8s_rdma_stack_nccl_network: 'rdma-net-x' is not the name of a network in k8s_rdma_stack_networks "
+            "(networks: none)") in text
+    assert "k8s_rdma_stack_nccl_pod_interface: 'eth 0' is not allowed; allowed: a network interface name inside the pod" in text
     assert not os.path.exists(out)
