@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import re
 
 import kubernetes_validate
 import yaml
@@ -24,6 +25,15 @@ def _yaml(*parts):
 DEFAULTS = _yaml("roles", "k8s_rdma_stack", "defaults", "main.yml")
 RESOURCE = "rdma/" + DEFAULTS["k8s_rdma_stack_shared_devices"][0]["resourceName"]
 CAPABLE = DEFAULTS["k8s_rdma_stack_node_label_prefix"] + "/capable"
+NCCL_POOL = DEFAULTS["k8s_rdma_stack_node_label_prefix"] + "/nccl-pool"
+
+
+def _check_nccl(spec):
+    """Issue 19: the pod selects one node pool by its label and reads that pool's NCCL ConfigMap."""
+    pool = spec["nodeSelector"][NCCL_POOL]
+    assert re.fullmatch(r"(ib|roce|iwarp|soft|other)[0-9]+(-[a-z]+[0-9]+)*-[0-9a-f]{8}", pool)  # a node_pools pool name
+    container = spec["containers"][0]
+    assert container["envFrom"] == [{"configMapRef": {"name": DEFAULTS["k8s_rdma_stack_nccl_configmap_name"] + "-" + pool}}]
 
 
 def _check_pod_spec(spec, resources):
@@ -31,9 +41,9 @@ def _check_pod_spec(spec, resources):
     for name in resources:
         assert container["resources"]["limits"][name] == 1
         assert container["resources"]["requests"][name] == 1
-    assert container["envFrom"] == [{"configMapRef": {"name": DEFAULTS["k8s_rdma_stack_nccl_configmap_name"]}}]
+    _check_nccl(spec)
     assert "IPC_LOCK" in container["securityContext"]["capabilities"]["add"]
-    assert spec["nodeSelector"] == {CAPABLE: "true"}
+    assert spec["nodeSelector"][CAPABLE] == "true"
 
 
 def test_example_pod():
@@ -53,6 +63,12 @@ def test_example_raycluster():
     worker = ray["spec"]["workerGroupSpecs"][0]["template"]["spec"]
     _check_pod_spec(worker, [RESOURCE, "rdma/rdma_shared_device_b"])
     assert worker["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 8
+
+
+def test_users_raycluster_reads_its_pools_nccl_configmap():
+    ray = _yaml("docs", "examples", "raycluster-rdma.yaml")
+    for template in [ray["spec"]["headGroupSpec"]["template"]] + [g["template"] for g in ray["spec"]["workerGroupSpecs"]]:
+        _check_nccl(template["spec"])
 
 
 def test_default_resources_are_what_the_examples_request():
