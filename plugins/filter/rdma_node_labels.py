@@ -16,7 +16,7 @@ description:
   - C(<prefix>/capable) is C(true) when the node has an ACTIVE RDMA port (SR-IOV VFs not counted), else C(false).
   - C(<prefix>/link-layer) is C(Ethernet) (RoCE), C(InfiniBand) or C(Mixed), from the ACTIVE ports.
   - C(<prefix>/roce-v2-gid-index) is the RoCE v2 IPv4 GID index when all ACTIVE RoCE ports of the node agree on it.
-  - C(<prefix>/nccl-pool) is O(nccl_pool) when given: the node's pool id (the node pool name from
+  - C(<prefix>/nccl-pool) is O(nccl_pool) when given, the node's pool id (the node pool name from
     M(rdma.fabric.node_pools)), which names the pool's NCCL ConfigMap of C(k8s_rdma_stack).
   - Labels that do not apply are left out. O(remove=true) returns every label key with a null value (a merge
     patch that deletes them).

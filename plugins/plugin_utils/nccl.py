@@ -24,6 +24,10 @@ Rules (each checked against NCCL itself; sources in docs/k8s_rdma_stack.md):
 * ``NCCL_SOCKET_IFNAME`` lists the netdevs of the selected ports with the
   exact-match ``=`` prefix (bootstrap and socket traffic on the RDMA fabric).
 * ``NCCL_IB_DISABLE=0`` whenever RDMA ports are selected.
+
+:func:`pod_nccl_env` applies these rules to one node pool and sets the pod side
+(``NCCL_SOCKET_IFNAME`` an interface inside the pod, ``NCCL_IB_DISABLE=1`` with an
+empty ``NCCL_IB_HCA`` in a pool without RDMA); the k8s_rdma_stack role's ConfigMaps.
 """
 
 from __future__ import absolute_import, division, print_function

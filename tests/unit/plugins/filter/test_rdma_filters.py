@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for the rdma.fabric filter plugins (nccl_env, ucx_env, rdma_selectors,
+"""Unit tests for the rdma.fabric filter plugins (nccl_env, nccl_pod_env, ucx_env, rdma_selectors,
 rdma_node_labels, rdma_cni_config, rdma_shared_dev_plugin_config).
 
 The logic lives in module_utils (tested in tests/unit/plugins/module_utils);
@@ -22,6 +22,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.filter import (
     nccl_env,
+    nccl_pod_env,
     rdma_cni_config,
     rdma_node_labels,
     rdma_selectors,
@@ -39,6 +40,7 @@ def facts(name):
 
 @pytest.mark.parametrize("module, name", [
     (nccl_env, "nccl_env"),
+    (nccl_pod_env, "nccl_pod_env"),
     (rdma_selectors, "rdma_selectors"),
     (rdma_node_labels, "rdma_node_labels"),
     (rdma_cni_config, "rdma_cni_config"),
@@ -59,6 +61,23 @@ def test_nccl_env_filter():
         "NCCL_IB_ADDR_FAMILY": "AF_INET", "NCCL_IB_TC": "106", "NCCL_SOCKET_IFNAME": "=ens1f0,ens1f1"}
     with pytest.raises(AnsibleFilterError, match="rdma.fabric.nccl_env: no ACTIVE RDMA port selected"):
         f(facts("no-rdma"))
+
+
+def test_nccl_pod_env_filter():
+    """Issue 19: the pod side of the seed's two NIC types and of a node without RDMA, and the Multus network rule."""
+    f = nccl_pod_env.FilterModule().filters()["nccl_pod_env"]
+    assert f(facts("roce-a")) == {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_GID_INDEX": "5",
+                                  "NCCL_IB_TC": "106", "NCCL_SOCKET_IFNAME": "=eth0"}
+    nets = [{"name": "ib-net", "type": "ipoib", "master": "ib0", "ipam": {"type": "whereabouts", "range": "10.1.0.0/16"}}]
+    assert f(facts("ib-a"), network="ib-net", networks=nets) == {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1",
+                                                                 "NCCL_SOCKET_IFNAME": "=net1"}
+    assert f(facts("no-rdma"), network="ib-net", networks=nets) == {"NCCL_IB_DISABLE": "1", "NCCL_IB_HCA": "",
+                                                                    "NCCL_SOCKET_IFNAME": "=eth0"}
+    assert f(facts("ib-a"), socket_ifname="")["NCCL_SOCKET_IFNAME"] == "=eth0"  # the role's empty default
+    with pytest.raises(AnsibleFilterError, match="rdma.fabric.nccl_pod_env: 'ib-net2' is not the name of a network"):
+        f(facts("ib-a"), network="ib-net2", networks=nets)
+    with pytest.raises(AnsibleFilterError, match="rdma.fabric.nccl_pod_env: pod_interface must be a network interface"):
+        f(facts("ib-a"), pod_interface="eth0,eth1")
 
 
 @pytest.mark.parametrize("host, nccl, ucx", [
@@ -100,7 +119,11 @@ def test_rdma_node_labels_filter():
     assert f(facts("ib-a"), prefix="rdma.example.org") == {
         "rdma.example.org/capable": "true", "rdma.example.org/link-layer": "InfiniBand"}
     assert f(facts("ib-a"), remove=True) == {
-        "rdma.fabric/capable": None, "rdma.fabric/link-layer": None, "rdma.fabric/roce-v2-gid-index": None}
+        "rdma.fabric/capable": None, "rdma.fabric/link-layer": None, "rdma.fabric/roce-v2-gid-index": None,
+        "rdma.fabric/nccl-pool": None}
+    assert f(facts("ib-a"), nccl_pool="ib1-28170814")["rdma.fabric/nccl-pool"] == "ib1-28170814"
+    with pytest.raises(AnsibleFilterError, match="rdma.fabric.rdma_node_labels: nccl_pool must be a node pool id"):
+        f(facts("ib-a"), nccl_pool="ib pool")
     with pytest.raises(AnsibleFilterError, match="label prefix must be a DNS subdomain"):
         f(facts("ib-a"), prefix="-bad-")
 
