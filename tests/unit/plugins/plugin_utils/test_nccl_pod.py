@@ -25,7 +25,7 @@ def facts(name):
 
 def test_roce_pool_gets_hca_gid_tc_and_the_pod_interface():
     assert pod_nccl_env(facts("roce-a")) == {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_GID_INDEX": "5",
-                                            "NCCL_IB_TC": "106", "NCCL_SOCKET_IFNAME": "=eth0"}
+                                             "NCCL_IB_TC": "106", "NCCL_SOCKET_IFNAME": "=eth0"}
     # the host rule names the host netdev, which does not exist in a pod; the rest is the same
     host = nccl_env(facts("roce-a"))
     assert host["NCCL_SOCKET_IFNAME"] == "=ens1f0"
