@@ -561,7 +561,14 @@ def test_nccl_configmap_per_node_pool_and_namespace(tmp_path):
     """RoCE, InfiniBand (two nodes, one pool) and a node without RDMA: three pools, a ConfigMap each in each
     namespace, each pool's nodes labelled with its id; a second run changes nothing (the ids are stable)."""
     role_vars = {"k8s_rdma_stack_nccl_namespaces": ["default", "training"]}
+    # the union ConfigMap an earlier version rendered there goes (the role finds its own files by their first line)
+    with open(os.path.join(FIXTURES, "rendered", "roce_only.json")) as f:
+        old = json.load(f)["files"]["021-configmap-default-rdma-nccl-env.yaml"]
+    os.makedirs(str(tmp_path / "out"))
+    with open(str(tmp_path / "out" / "configmap-default-rdma-nccl-env.yaml"), "w") as f:
+        f.write(old)
     first, out = run_role(tmp_path, THREE_POOLS, role_vars)
+    assert not os.path.exists(os.path.join(out, "configmap-default-rdma-nccl-env.yaml"))
     objects, files = validate_output(out)  # every ConfigMap and Node patch: kubernetes-validate --strict
     for ns in ("default", "training"):
         assert nccl_maps(objects, ns) == {ROCE_A: dict(ROCE_ENV, NCCL_SOCKET_IFNAME="=eth0"),
