@@ -17,6 +17,7 @@ __metaclass__ = type
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -163,3 +164,17 @@ def test_imported_as_validate_yml_checks_the_arguments_once(tmp_path):
                        extra=["--check"], play=PLAY_IMPORTED)
     assert proc.returncode == 2 and result is None
     assert "rdma_validate_data_ip of host lab2: '192.0.2.999' is not allowed" in proc.stdout
+
+
+def test_a_plan_says_which_test_tools_a_real_run_would_install(tmp_path):
+    # check mode on a host without the tools: the package manager is not asked to simulate (apt cannot
+    # without python3-apt, which failed the rollout lab's plan); the plan says what a real run installs
+    empty = tmp_path / "no-tools"
+    empty.mkdir(parents=True)
+    proc, result = run(tmp_path, ["lab1", "lab2"], extra=["--check", "-e", json.dumps(
+        {"rdma_validate_install_tools": True, "rdma_validate_tool_dir": str(empty)})])
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    text = " ".join(proc.stdout.split())
+    assert re.search(r"Say which test tools a real run would install\] \**\s*changed: \[lab1\]", text), text[-3000:]
+    assert "would install" in text and "(a test tool is missing)" in text
+    assert re.search(r"Install the test tools when one is missing\] \**\s*skipping: \[lab1\]", text)
