@@ -51,6 +51,19 @@ from ansible_collections.rdma.fabric.plugins.plugin_utils import report as fabri
 from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import write_atomic
 
 
+def _rescued(task):
+    """True when ``task`` sits (at any depth) in the ``block:`` part of a block that has a ``rescue:``."""
+    child, parent = task, getattr(task, "_parent", None)
+    while parent is not None:
+        rescue = getattr(parent, "rescue", None) or []
+        block = getattr(parent, "block", None) or []
+        uuid = getattr(child, "_uuid", None)
+        if rescue and uuid is not None and any(getattr(t, "_uuid", None) == uuid for t in block):
+            return True
+        child, parent = parent, getattr(parent, "_parent", None)
+    return False
+
+
 class CallbackModule(CallbackBase):
     CALLBACK_VERSION = 2.0
     CALLBACK_TYPE = "aggregate"
@@ -82,7 +95,10 @@ class CallbackModule(CallbackBase):
                        action=getattr(task, "action", None), args=getattr(task, "args", None))
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
-        if not ignore_errors:
+        # A failure a block's rescue takes care of is no failure of the run
+        # (ansible-playbook's recap counts it as rescued); the rescue's own
+        # tasks say what happened.
+        if not ignore_errors and not _rescued(result._task):
             self._plan.fail(result._host.get_name(), self._stage(result), result._task.get_name(),
                             result._result.get("msg", ""))
 
