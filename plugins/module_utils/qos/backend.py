@@ -184,7 +184,7 @@ def remap_rule_for(tree, port):
     netdev has no device link); else the generic rule.
     """
     link = tree.sys("class", "net", port.netdev, "device", "driver")
-    driver = tree.link_basename(link) if tree.exists(link) else None
+    driver = tree.link_basename(link)
     if driver in DRIVER_RULES:
         return DRIVER_RULES[driver], "%s: driver %s (%s)" % (port.netdev, driver, link)
     pfile = tree.sys("class", "net", port.netdev, "dcbsim", "personality")
