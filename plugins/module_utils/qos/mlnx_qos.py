@@ -76,6 +76,9 @@ ERROR_PATTERNS = (
     "Too many items", "cannot be used at the same time", "Bad arguments", "Traceback",
 )
 
+# Printed on every call where the driver has no buffer or no maxrate ops (ice): notices, not failures.
+NOTICES = ("Buffers commands are not supported on your system", "Rate limit is not supported on your system!")
+
 _TC_RE = re.compile(r"^tc:\s*(\d+)\s+ratelimit:\s*([^,]*),\s*tsa:\s*([A-Za-z]+)(?:,\s*bw:\s*(\d+)\s*%)?")
 _DSCP_RE = re.compile(r"prio:\s*(\d+)\s+dscp:\s*([0-9,\s]*)")
 _PRIO_RE = re.compile(r"priority:\s*(\d+)\s*")
@@ -213,7 +216,11 @@ class MlnxQosBackend(QosBackend):
 
     # -- changing -------------------------------------------------------
     def _run(self, args):
-        self.runner.run(self._argv(*args), error_patterns=ERROR_PATTERNS)
+        argv = self._argv(*args)
+        rc, out, err = self.runner.run(argv, check=False)
+        text = "\n".join(ln for ln in (out + "\n" + err).splitlines() if ln.strip() not in NOTICES)
+        if rc != 0 or any(p in text for p in ERROR_PATTERNS):
+            raise CommandError(quote_argv(argv), rc, out, err)
 
     def _describe(self, args):
         return quote_argv(self._argv(*args))
