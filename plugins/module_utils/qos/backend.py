@@ -40,7 +40,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import CommandError, QosError, check_backend
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import CommandError, QosError, app_table_diff, check_backend
 
 
 def _pairs(table):
@@ -80,13 +80,8 @@ class DscpRemapRule(object):
 
     def ops(self, current, target):
         """The operations of a change: add first, then delete (the table never passes through empty)."""
-        cur, tgt = _pairs(current), _pairs(target)
-        out = []
-        if tgt - cur:
-            out.append(("add", sorted(tgt - cur)))
-        if cur - tgt:
-            out.append(("del", sorted(cur - tgt)))
-        return out
+        to_add, to_del = app_table_diff(current, target)
+        return [op for op in (("add", to_add), ("del", to_del)) if op[1]]
 
     def restore_ops(self, now, before):
         """The operations of a rollback, from the table read ``now`` to the one read ``before`` the run.
