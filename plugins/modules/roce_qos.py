@@ -43,8 +43,19 @@ description:
     The C(mlnx_qos) backend behaves the same where the kernel has no C(/sys/class/net/IF/qos/trust) file
     (upstream kernels); with the NVIDIA driver stack trust is a separate setting."
   - "O(trust=dscp) on a port that trusts PCP first installs the default table (priority = DSCP >> 3, what
-    C(mlnx_qos --trust dscp) installs), then O(dscp2prio) on top. New DSCP entries are added before old ones are
-    deleted, so the table never passes through empty (which would silently switch the port back to PCP trust)."
+    C(mlnx_qos --trust dscp) installs), then O(dscp2prio) on top."
+  - "DSCP changes follow the DCB APP-table rule of the port's driver (both backends; the result's RV(dscp_rule)
+    says which and where it was learned): V(mlx5) (driver C(mlx5_core)) adds the new entry only, as the add
+    replaces the DSCP's mapping; V(ice) deletes the old entry before adding the new one (ice refuses to set a
+    mapped DSCP), new DSCPs first and one DSCP at a time while other entries keep the port in DSCP trust;
+    V(generic) (any other driver: the kernel's own table, which keeps both entries) adds the new entries, then
+    deletes the old ones. The rule comes from the netdev's C(device/driver) link, the C(dcbsim/personality) file
+    of the lab's dcbsim, or the RDMA device's driver in the facts. On ice, remapping the only DSCP entry passes
+    through an empty table: the port trusts PCP for a moment, and a warning and RV(dscp_rule) say so. With the
+    NVIDIA driver stack's C(qos/trust) file, C(mlnx_qos) sets its 64-entry DSCP table (a set replaces)."
+  - "A rollback puts back the DSCP table read before the run, computed from the table it then reads, with the same
+    rule; it deletes a DSCP's extra entry before adding its old one where the driver allows it, so a rollback that
+    fails part-way leaves no DSCP mapped twice."
 author:
   - rdma.fabric developers (@rdma-fabric)
 extends_documentation_fragment:
@@ -303,8 +314,8 @@ RETURN = r"""
 ports:
   description:
     - Per port, keyed by netdev, that port's result with the keys the single-port form returns at the top level
-      (C(changed), RV(netdev), RV(device), RV(port), RV(backend), RV(backend_reason), RV(backends), RV(before),
-      RV(after), RV(changes), RV(drift), RV(commands), RV(unsupported)).
+      (C(changed), RV(netdev), RV(device), RV(port), RV(backend), RV(backend_reason), RV(backends), RV(dscp_rule),
+      RV(before), RV(after), RV(changes), RV(drift), RV(commands), RV(unsupported)).
     - On a failure before anything was changed, a port that could not be configured has C(failed) and C(msg)
       instead.
   returned: always, except on bad input
@@ -342,6 +353,34 @@ backends:
   returned: success, in the single-port form (per port in RV(ports))
   type: dict
   sample: {"trust": "dcb", "pfc": "dcb", "dscp2prio": "dcb", "roce_tos": "configfs", "mtu": "iproute2"}
+dscp_rule:
+  description:
+    - How the DCB backend changed (or would change) the port's DSCP table; null when neither O(trust) nor O(dscp2prio)
+      was managed.
+  returned: success, in the single-port form (per port in RV(ports))
+  type: dict
+  contains:
+    name:
+      description: The driver's DCB APP-table rule.
+      type: str
+      choices: [generic, mlx5, ice]
+      sample: ice
+    reason:
+      description: Where the rule was learned (the driver link, the dcbsim personality, the facts, the NVIDIA qos/trust file).
+      type: str
+      sample: "dcbsim2: dcbsim personality ice (/sys/class/net/dcbsim2/dcbsim/personality)"
+    steps:
+      description: The steps that rule takes, in words.
+      type: str
+      sample: "mlx5 (a set replaces the DSCP's mapping): one add per changed DSCP, no delete of the old entry"
+    notes:
+      description: What the plan could not avoid, also given as warnings (an ice remap of the only DSCP entry passes through PCP trust).
+      type: list
+      elements: str
+      sample: []
+  sample: {"name": "mlx5", "reason": "ens1f0: driver mlx5_core (/sys/class/net/ens1f0/device/driver)",
+           "steps": "mlx5 (a set replaces the DSCP's mapping): one add per changed DSCP, no delete of the old entry",
+           "notes": []}
 before:
   description:
     - The managed options as they were. Same shapes as the options, in full for the DCB maps (C(prio_tc) as a list of 8,
@@ -400,7 +439,9 @@ failed_step:
   type: str
   sample: "/usr/sbin/dcb ets set dev dcbsim0 tc-tsa 0:ets ..."
 rolled_back:
-  description: The undo actions that ran, in the order they ran (reverse order of the changes).
+  description:
+    - The undo actions that ran, in the order they ran (reverse order of the changes). A port's DSCP table is
+      undone whole, as C(restore the DSCP table read before the run (RULE rule)) with the commands it ran.
   returned: failure, when a change failed
   type: list
   elements: str

@@ -62,15 +62,19 @@ class Step(object):
     """One change: ``do()`` applies it, ``undo()`` restores what it changed.
 
     ``key`` is the option the step belongs to, ``description`` what it runs
-    (a command line or ``write VALUE > PATH``).
+    (a command line or ``write VALUE > PATH``). ``undo`` None: what the step
+    changes is undone by an earlier step's undo (a table restored whole).
+    ``undo_after_failure``: the undo also runs when ``do()`` fails (an undo
+    that restores from what it reads, for a step that may fail part-way).
     """
 
-    def __init__(self, key, description, do, undo, undo_description=None):
+    def __init__(self, key, description, do, undo, undo_description=None, undo_after_failure=False):
         self.key = key
         self.description = description
         self.do = do
         self.undo = undo
         self.undo_description = undo_description or ("undo: " + description)
+        self.undo_after_failure = undo_after_failure
 
 
 def setter_step(key, setter, new, old, describe):

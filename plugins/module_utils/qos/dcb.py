@@ -27,10 +27,11 @@ Trust: DCB netlink has no "trust" knob. A port trusts DSCP when its APP
 table holds DSCP entries (selector 5) and PCP otherwise; drivers such as
 mlx5 switch their hardware trust state on the first added / last removed DSCP
 entry. So ``trust: dscp`` means "DSCP APP entries exist" and ``trust: pcp``
-means "none exist". Changes add new entries BEFORE deleting old ones, so the
-table never passes through empty (which would flip such a driver to PCP);
-the order comes from the port's DSCP remap rule (:mod:`.backend`), the one
-place where per-driver APP-table rules slot in.
+means "none exist". The order of the ``app add|del`` commands comes from the
+port driver's DSCP remap rule (:mod:`.backend`: generic adds then deletes,
+mlx5 adds only as the add replaces, ice deletes then adds one DSCP at a time
+while other entries keep DSCP trust), so the table does not pass through
+empty (which flips such a driver to PCP) where that can be avoided.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -39,7 +40,7 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import Probe, QosBackend
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import Probe, QosBackend, app_table_steps
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import quote_argv, setter_step
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
     DCB_KEYS,
@@ -47,7 +48,6 @@ from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
     CommandError,
     QosError,
     UnsupportedError,
-    app_table_diff,
     ets_equal,
     merge_dcb,
 )
@@ -55,7 +55,6 @@ from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
 # dcb exits non-zero on these, but they are failures in any case.
 ERROR_PATTERNS = ("Error when attempting to set attribute", "Attribute write:", "Attribute read:")
 NOT_SUPPORTED = "operation not supported"
-UNDO_VERB = {"add": "del", "del": "add"}
 
 
 class DcbParseError(QosError):
@@ -225,30 +224,21 @@ class DcbBackend(QosBackend):
     def _app_argv(self, verb, pairs):
         return [self.binary, "app", verb, "dev", self.netdev, "dscp-prio"] + ["%d:%d" % (d, p) for d, p in pairs]
 
-    def _app_apply(self, op):
-        """``dcb app add|del`` of ``op = (verb, pairs)``; on failure undo the part that was applied.
+    # the DSCP table, for backend.app_table_steps(): one `dcb app add|del` per operation
+    def read_table(self):
+        return self._show_parsed("app", parse_app)
 
-        The kernel applies the entries of one request one by one and stops at
-        the first error, so a failed request can leave some of them applied.
-        """
-        verb, pairs = op
-        argv = self._app_argv(verb, pairs)
-        try:
-            self.runner.run(argv, error_patterns=ERROR_PATTERNS)
-        except CommandError as e:
-            note = ""
-            try:
-                now = self._show_parsed("app", parse_app)
-                if verb == "add":
-                    partial = [(d, p) for d, p in pairs if p in now.get(d, [])]
-                else:
-                    partial = [(d, p) for d, p in pairs if p not in now.get(d, [])]
-                if partial:
-                    self.runner.run(self._app_argv(UNDO_VERB[verb], partial), error_patterns=ERROR_PATTERNS)
-                    note = "; the entries it had applied (%s) were undone" % " ".join("%d:%d" % x for x in partial)
-            except QosError as e2:
-                note = "; undoing the entries it may have applied failed too: %s" % e2
-            raise CommandError(e.what, e.rc, e.out, e.err, detail=(e.err.strip() or e.out.strip() or "no output") + note)
+    @staticmethod
+    def app_commands(ops):
+        return ops
+
+    def app_op(self, verb, pairs):
+        """``dcb app add|del`` of ``pairs``: the kernel applies them one by one and stops at the first error
+        (rc 1, ``Attribute write: ...``); the run's rollback restores the table from what it then reads."""
+        self.runner.run(self._app_argv(verb, pairs), error_patterns=ERROR_PATTERNS)
+
+    def app_op_text(self, verb, pairs):
+        return quote_argv(self._app_argv(verb, pairs))
 
     def _pfc_args(self, enabled):
         return ["pfc", "set", "dev", self.netdev, "prio-pfc"] + [
@@ -294,16 +284,16 @@ class DcbBackend(QosBackend):
     def plan(self, current, desired):
         """Steps from ``current`` to the target of ``desired``.
 
-        Order: DSCP APP entries (as the port's remap rule orders them: the
-        generic rule adds, then deletes), PFC, ETS/prio-tc.
+        Order: DSCP APP entries (as the port driver's remap rule orders them,
+        :class:`.backend.DscpRemapRule`), PFC, ETS/prio-tc. The first DSCP
+        step's undo restores the table read before the run.
         """
         target = self.target(current, desired)
         steps = []
+        self.notes = []
         if "trust" in desired or "dscp2prio" in desired:
-            to_add, to_del = app_table_diff(current["dscp2prio"], target["dscp2prio"])
-            for verb, pairs in self.ctx.remap_rule.ops(to_add, to_del):
-                steps.append(setter_step("dscp2prio", self._app_apply, (verb, pairs), (UNDO_VERB[verb], pairs),
-                                         lambda op: quote_argv(self._app_argv(*op))))
+            steps, self.notes = app_table_steps(self, self.remap_rule, current["dscp2prio"], target["dscp2prio"],
+                                                current["dscp2prio"])
         if "pfc" in desired and sorted(current["pfc"]) != sorted(target["pfc"]):
             steps.append(setter_step("pfc", self._pfc_set, list(target["pfc"]), list(current["pfc"]),
                                      lambda v: quote_argv([self.binary] + self._pfc_args(v))))

@@ -21,6 +21,9 @@ Phases, every port the same way, every backend through the one interface of
    SIGHUP, SIGINT: the step under way finishes first), every step this run
    completed, on every port, is undone in reverse order, and the error says
    what failed, what was rolled back and what could not be (left as it is).
+   A port's DSCP table is undone whole: its first step's undo (run also when
+   that step fails part-way) brings back the table read before the run,
+   computed from the table it then reads, by the driver's remap rule.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -218,7 +221,7 @@ class QosRun(object):
         skipped = self._skip_unsupported(run, unsupported)
         target = dict(current)
         backends = {}
-        chosen, chosen_reason = None, None
+        chosen, chosen_reason, dscp_rule = None, None, None
         for group, backend, keys, reason in run.parts:
             if group.selectable:
                 chosen_reason = reason
@@ -231,9 +234,13 @@ class QosRun(object):
             except ValidationError as e:
                 raise e.under(run.request.prefix)
             run.steps += backend.plan(current, wanted)
+            self.warnings.extend(backend.notes)
             backends.update((k, backend.name) for k in wanted)
             if group.selectable:
                 chosen = backend.name
+                if "trust" in wanted or "dscp2prio" in wanted:
+                    dscp_rule = {"name": backend.remap_rule.name, "reason": backend.remap_reason,
+                                 "steps": backend.remap_rule.text, "notes": list(backend.notes)}
         before = model.render(current, run.desired)
         after = model.render(target, run.desired)
         run.result = {
@@ -244,6 +251,7 @@ class QosRun(object):
             "backend": chosen,
             "backend_reason": chosen_reason,
             "backends": backends,
+            "dscp_rule": dscp_rule,
             "before": before,
             "after": after,
             "commands": [s.description for s in run.steps],
@@ -262,6 +270,8 @@ class QosRun(object):
     def _rollback(done):
         rolled, failed = [], []
         for _run, step in reversed(done):
+            if step.undo is None:       # restored by an earlier step's undo (a DSCP table restored whole)
+                continue
             try:
                 step.undo()
                 rolled.append(step.undo_description)
@@ -314,6 +324,8 @@ class QosRun(object):
                     try:
                         step.do()
                     except QosError as e:
+                        if step.undo_after_failure:     # its undo restores from what it reads: a part-way failure too
+                            done.append((run, step))
                         self._fail(done, run, "%s: step %d of %d (%s) failed: %s." % (
                             run.netdev, i + 1, len(run.steps), step.key, e), step.description,
                             [s.description for _r, s in done] + [step.description])

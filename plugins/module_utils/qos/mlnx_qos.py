@@ -35,10 +35,13 @@ The trust trap: where the kernel has no ``/sys/class/net/IF/qos/trust``
 the DCB APP table: ``--trust dscp`` installs the 64 default entries
 (priority = DSCP >> 3), ``--trust pcp`` deletes every DSCP entry, and deleting
 the LAST DSCP entry with ``--dscp2prio del`` silently switches the port back to
-PCP trust. This backend therefore never deletes single entries to change a
-mapping (``set`` replaces), restores trust before the table when it undoes,
-and the engine reads the state back after applying, so an unexpected trust
-flip fails the task and is rolled back.
+PCP trust. ``set`` adds an APP entry through DCB netlink and ``del`` removes
+one, so what a remap takes is the driver's rule (mlx5: one set, which
+replaces; ice: del, then set; the kernel's generic table: set, then del):
+this backend plans the ``--dscp2prio`` calls by the port's remap rule
+(:mod:`.backend`), a rollback restores the table read before the run from the
+table it then reads, and the engine reads the state back after applying, so
+an unexpected trust flip fails the task and is rolled back.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -47,7 +50,13 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import Probe, QosBackend
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import (
+    NVIDIA_TABLE_REMAP,
+    Probe,
+    QosBackend,
+    app_table_steps,
+    attach_table_restore,
+)
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step, quote_argv, setter_step
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
     DCB_KEYS,
@@ -66,6 +75,9 @@ ERROR_PATTERNS = (
     "Bad value for", "Bad TSA value", "command failed", "must be 0", "must have 8 items",
     "Too many items", "cannot be used at the same time", "Bad arguments", "Traceback",
 )
+
+# Printed on every call where the driver has no buffer or no maxrate ops (ice): notices, not failures.
+NOTICES = ("Buffers commands are not supported on your system", "Rate limit is not supported on your system!")
 
 _TC_RE = re.compile(r"^tc:\s*(\d+)\s+ratelimit:\s*([^,]*),\s*tsa:\s*([A-Za-z]+)(?:,\s*bw:\s*(\d+)\s*%)?")
 _DSCP_RE = re.compile(r"prio:\s*(\d+)\s+dscp:\s*([0-9,\s]*)")
@@ -151,6 +163,10 @@ class MlnxQosBackend(QosBackend):
         # Same test mlnx_qos itself makes (it always looks at the real /sys).
         self.sysfs_trust = nvidia_trust_file(ctx)
         self.app_trust = not self.sysfs_trust
+        if self.sysfs_trust:
+            self.remap_rule = NVIDIA_TABLE_REMAP
+            self.remap_reason = "%s: the NVIDIA driver's qos/trust file (%s): its own 64-entry DSCP table" % (
+                ctx.netdev, ctx.tree.sys("class", "net", ctx.netdev, "qos", "trust"))
 
     @classmethod
     def probe(cls, ctx):
@@ -200,38 +216,61 @@ class MlnxQosBackend(QosBackend):
 
     # -- changing -------------------------------------------------------
     def _run(self, args):
-        self.runner.run(self._argv(*args), error_patterns=ERROR_PATTERNS)
+        argv = self._argv(*args)
+        rc, out, err = self.runner.run(argv, check=False)
+        text = "\n".join(ln for ln in (out + "\n" + err).splitlines() if ln.strip() not in NOTICES)
+        if rc != 0 or any(p in text for p in ERROR_PATTERNS):
+            raise CommandError(quote_argv(argv), rc, out, err)
 
     def _describe(self, args):
         return quote_argv(self._argv(*args))
 
-    def _restore_table(self, table):
-        """Bring the DSCP table back to ``table`` (sets first, deletes last)."""
-        now = self.read()["dscp2prio"]
-        for d in sorted(table):
-            if now.get(d) != table[d]:
-                self._run(("--dscp2prio", "set,%d,%d" % (d, table[d][0])))
-        if self.app_trust:
-            for d in sorted(now):
-                if d not in table:
-                    for p in now[d]:
-                        self._run(("--dscp2prio", "del,%d,%d" % (d, p)))
+    # the DSCP table, for backend.app_table_steps(): one --dscp2prio per call
+    def read_table(self):
+        return self.read()["dscp2prio"]
 
-    def _trust_step(self, cur_trust, new_trust, cur_table):
-        def undo():
-            self._run(("--trust", cur_trust))
-            if cur_trust == "dscp":
-                self._restore_table(cur_table)
-        return Step("trust", self._describe(("--trust", new_trust)), lambda: self._run(("--trust", new_trust)), undo,
-                    self._describe(("--trust", cur_trust)) + " (then restore the dscp2prio table)")
+    @staticmethod
+    def app_commands(ops):
+        return [(verb, [pair]) for verb, pairs in ops for pair in pairs]
 
-    def _set_step(self, d, p, base):
-        """``--dscp2prio set,D,P``, undone by setting the old priority back (or deleting a new entry)."""
-        if base.get(d):
-            undo_args = ("--dscp2prio", "set,%d,%d" % (d, base[d][0]))
-        else:
-            undo_args = ("--dscp2prio", "del,%d,%d" % (d, p))
-        return setter_step("dscp2prio", self._run, ("--dscp2prio", "set,%d,%d" % (d, p)), undo_args, self._describe)
+    @staticmethod
+    def _app_args(verb, pairs):
+        (d, p), = pairs
+        return ("--dscp2prio", "%s,%d,%d" % ("set" if verb == "add" else "del", d, p))
+
+    def app_op(self, verb, pairs):
+        self._run(self._app_args(verb, pairs))
+
+    def app_op_text(self, verb, pairs):
+        return self._describe(self._app_args(verb, pairs))
+
+    def _table_steps(self, current, target):
+        """The trust step (if trust changes) and the DSCP table's steps, by the port's remap rule.
+
+        Where trust comes from the APP table, ``--trust dscp`` adds the 64
+        default entries and ``--trust pcp`` deletes every entry: the trust
+        step's undo restores the table read before the run (``--trust pcp``
+        first when it was empty). With the NVIDIA ``qos/trust`` file trust is
+        undone by itself and the first table step restores the table.
+        """
+        rule = self.remap_rule
+        cur_trust, new_trust = current["trust"], target["trust"]
+        before = current["dscp2prio"]
+        base = dict((d, list(p)) for d, p in before.items())
+        steps = []
+        if cur_trust != new_trust:
+            args, old = ("--trust", new_trust), ("--trust", cur_trust)
+            step = Step("trust", self._describe(args), lambda: self._run(args), lambda: self._run(old),
+                        self._describe(old))
+            if self.app_trust:
+                pcp = ("--trust", "pcp")
+                first = None if before else (lambda: self._run(pcp), self._describe(pcp))
+                attach_table_restore(self, rule, step, before, first)
+                base = default_dscp_table() if new_trust == "dscp" else {}
+            steps.append(step)
+        table_steps, notes = app_table_steps(self, rule, base, target["dscp2prio"], before,
+                                             restore=not (steps and self.app_trust))
+        return steps + table_steps, notes
 
     def target(self, current, desired):
         merged = merge_dcb(current, desired, self.app_trust)
@@ -240,17 +279,9 @@ class MlnxQosBackend(QosBackend):
     def plan(self, current, desired):
         target = self.target(current, desired)
         steps = []
+        self.notes = []
         if "trust" in desired or "dscp2prio" in desired:
-            cur_trust, new_trust = current["trust"], target["trust"]
-            base = dict((d, list(p)) for d, p in current["dscp2prio"].items())
-            if cur_trust != new_trust:
-                steps.append(self._trust_step(cur_trust, new_trust, base))
-                if self.app_trust:
-                    base = default_dscp_table() if new_trust == "dscp" else {}
-            if new_trust == "dscp":
-                for d, p in sorted(desired.get("dscp2prio", {}).items()):
-                    if base.get(d) != [p]:
-                        steps.append(self._set_step(d, p, base))
+            steps, self.notes = self._table_steps(current, target)
         if "pfc" in desired and sorted(current["pfc"]) != sorted(target["pfc"]):
             new = ",".join("1" if p in target["pfc"] else "0" for p in range(8))
             old = ",".join("1" if p in current["pfc"] else "0" for p in range(8))

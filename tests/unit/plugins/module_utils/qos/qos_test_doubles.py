@@ -10,7 +10,9 @@ format, so that a backend's parse -> plan -> apply -> read-back loop is
 exercised end to end:
 
 * :class:`FakeDcbTool` - iproute2 6.1 ``dcb`` in front of the kernel DCB
-  netlink and a driver that validates like ``tests/dcbsim`` / mlx5
+  netlink and a driver: :class:`DcbPort` (the kernel's generic APP table,
+  ETS validated like ``tests/dcbsim`` / mlx5) or :class:`DriverDcbPort`
+  (one personality's rules, mlx5, ice or generic: MlnxPort's driver model)
   (outputs and failure behaviour as captured with iproute2 6.1 in the VM lab,
   tests/unit/fixtures/qos/dcb_real_lab).
 * :class:`FakeMlnxQos` - NVIDIA ``mlnx_qos`` (mlnx-tools ``python/mlnx_qos``:
@@ -138,6 +140,77 @@ class DcbPort(object):
     def dscp_count(self):
         return len([a for a in self.apps if a[0] == SEL_DSCP])
 
+    # -- the driver's ops (the kernel's generic APP table; dcbsim / mlx5e_dbcnl_validate_ets) ----------
+    def setapp(self, dscp, prio):
+        """0 or the errno: an identical entry is EEXIST (dcb_ieee_setapp); a second priority of a DSCP is kept."""
+        if (SEL_DSCP, prio, dscp) in self.apps:
+            return errno.EEXIST
+        self.apps.insert(0, (SEL_DSCP, prio, dscp))
+        return 0
+
+    def delapp(self, dscp, prio):
+        if (SEL_DSCP, prio, dscp) not in self.apps:
+            return errno.ENOENT
+        self.apps.remove((SEL_DSCP, prio, dscp))
+        return 0
+
+    def setpfc(self, pfc_en):
+        """True when taken (more priorities than pfc_cap: refused)."""
+        if bin(pfc_en).count("1") > self.num_tc:
+            return False
+        self.pfc_en = pfc_en
+        return True
+
+    def setets(self, tsa, bw, prio_tc):
+        """True when taken: TSAs strict/ets only, TCs below num_tc, ETS bandwidths summing to 100."""
+        has_ets = any(t == 2 for t in tsa)
+        if (any(t not in (0, 2) for t in tsa) or any(tc >= self.num_tc for tc in prio_tc)
+                or (has_ets and sum(b for t, b in zip(tsa, bw) if t == 2) != 100)):
+            return False
+        self.tc_tsa, self.tc_tx_bw, self.prio_tc = list(tsa), list(bw), list(prio_tc)
+        return True
+
+
+class DriverDcbPort(object):
+    """TEST DOUBLE: one driver's DCB netlink side as iproute2 ``dcb`` reads and sets it, on the rules of one
+    personality (mlx5, ice, generic): the driver model is :class:`MlnxPort`'s (``driver``), so ``dcb`` and
+    ``mlnx_qos`` (FakeMlnxQos given ``driver``) see the same port and the rules are written once.
+
+    ``app_sizes`` records the DSCP entry count after every APP change (0 = the port went to PCP trust).
+    """
+
+    def __init__(self, personality, num_tc=8, driver=None):
+        self.driver = driver or MlnxPort(personality=personality)
+        self.personality = personality
+        self.supported = True
+        self.num_tc = num_tc
+        self.delay = 0
+        self.tc_rx_bw = [0] * 8
+        self.dcbx = ["host", "ieee"]
+        self.fail = set()       # like dcbsim's fail= parameter: ets, pfc, app
+        self.app_sizes = []
+
+    apps = property(lambda self: self.driver.apps)
+    pfc_en = property(lambda self: self.driver.pfc_en)
+    tc_tsa = property(lambda self: self.driver.tsa)
+    tc_tx_bw = property(lambda self: self.driver.tcbw)
+    prio_tc = property(lambda self: self.driver.prio_tc)
+
+    def dscp_count(self):
+        return self.driver.dscp_count()
+
+    def setapp(self, dscp, prio):
+        return self.driver.setapp(dscp, prio)
+
+    def delapp(self, dscp, prio):
+        return self.driver.delapp(dscp, prio)
+
+    def setpfc(self, pfc_en):
+        return bin(pfc_en).count("1") <= self.num_tc and self.driver.setpfc(pfc_en)
+
+    def setets(self, tsa, bw, prio_tc):
+        return self.driver.setets(tsa, bw, prio_tc)
+
 
 class FakeDcbTool(object):
     """TEST DOUBLE of iproute2 6.1 ``dcb`` (see module docstring).
@@ -150,7 +223,8 @@ class FakeDcbTool(object):
 
     NO_DCB_READ = "Attribute read: Operation not supported\n"     # real, virtio-net
     NO_DCB_WRITE = "Attribute write: Operation not supported\n"   # real, virtio-net (app add)
-    APP_ERRORS = {17: "File exists", 2: "No such file or directory", 5: "Input/output error"}
+    APP_ERRORS = {17: "File exists", 2: "No such file or directory", 5: "Input/output error", 22: "Invalid argument",
+                  1: "Operation not permitted"}
 
     def __init__(self, ports):
         self.ports = ports      # netdev -> DcbPort
@@ -223,8 +297,8 @@ class FakeDcbTool(object):
             bit = 1 << int(k)
             en = (en | bit) if v == "on" else (en & ~bit)
         # driver refusals (injected -EIO, more priorities than pfc_cap): rc 0, silent, unchanged
-        if "pfc" not in port.fail and bin(en).count("1") <= port.num_tc:
-            port.pfc_en = en
+        if "pfc" not in port.fail:
+            port.setpfc(en)
         return 0, "", ""
 
     def _ets_set(self, port, rest):
@@ -243,11 +317,9 @@ class FakeDcbTool(object):
         total = sum(bw)
         if not (total == 100 or (not has_ets and total == 0)):
             return 1, "", "Bandwidth percentages in tc-bw sum to %d%%, expected %d%%\n" % (total, 100 if has_ets else 0)
-        # driver (dcbsim / mlx5e_dbcnl_validate_ets) refusals: rc 0, silent, unchanged
-        refused = ("ets" in port.fail or any(t not in (0, 2) for t in tsa) or any(tc >= port.num_tc for tc in prio_tc)
-                   or (has_ets and sum(b for t, b in zip(tsa, bw) if t == 2) != 100))
-        if not refused:
-            port.tc_tsa, port.tc_tx_bw, port.prio_tc = tsa, bw, prio_tc
+        # driver refusals (the port's setets): rc 0, silent, unchanged
+        if "ets" not in port.fail:
+            port.setets(tsa, bw, prio_tc)
         return 0, "", ""
 
     def _app(self, port, verb, rest):
@@ -255,16 +327,10 @@ class FakeDcbTool(object):
         for d, p in pairs:                  # one by one, stopping at the first error
             if "app" in port.fail:
                 err = 5
-            elif verb == "add":
-                err = 17 if (SEL_DSCP, p, d) in port.apps else 0
             else:
-                err = 0 if (SEL_DSCP, p, d) in port.apps else 2
+                err = port.setapp(d, p) if verb == "add" else port.delapp(d, p)
             if err:
                 return 1, "", "Attribute write: %s\n" % self.APP_ERRORS[err]
-            if verb == "add":
-                port.apps.insert(0, (SEL_DSCP, p, d))
-            else:
-                port.apps.remove((SEL_DSCP, p, d))
             port.app_sizes.append(port.dscp_count())
         return 0, "", ""
 
@@ -326,6 +392,7 @@ class MlnxPort(object):
             self.prio_tc, self.tsa, self.cable_len = [0] * 8, [0] * 8, 0
             self.buffers = [512 * 1024] + [0] * 7
         self.fail = set()                # options whose netlink call fails: pfc, ets, dscp2prio, trust
+        self.fail_app = set()            # ("add"|"del", dscp): that APP change of that DSCP fails (EIO)
         self.trust_history = []          # trust after every changing command
 
     def trust(self):
@@ -367,6 +434,8 @@ class MlnxPort(object):
 
     def setapp(self, dscp, prio):
         """The driver's ieee_setapp for DSCP -> prio: 0 or the errno."""
+        if ("add", dscp) in self.fail_app:
+            return errno.EIO
         mine = [a for a in self.apps if a[0] == SEL_DSCP and a[2] == dscp]
         if self.personality == "mlx5":          # the DSCP's mapping is replaced
             if not (mine and mine[0][1] == prio):
@@ -388,6 +457,8 @@ class MlnxPort(object):
 
     def delapp(self, dscp, prio):
         """The driver's ieee_delapp: 0 or the errno (mlx5: not the current mapping, others: no entry)."""
+        if ("del", dscp) in self.fail_app:
+            return errno.EIO
         entry = (SEL_DSCP, prio, dscp)
         if entry not in self.apps:
             return errno.ENOENT

@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import inspect
+import itertools
 import os
 
 import pytest
@@ -95,24 +96,95 @@ def test_dcb_group_probes(tmp_path):
     assert chosen.name == "mlnx_qos" and chosen.app_trust is False and "qos/trust" in why
 
 
-def test_remap_rule_slot_orders_the_dcb_app_steps(tmp_path):
-    """The port's DSCP remap rule (the slot for per-driver rules) decides the order of the APP steps."""
+def test_remap_rule_orders_the_dcb_app_steps(tmp_path):
+    """The port's DSCP remap rule decides the order of the APP steps; the backend only renders them."""
     ports = {"dcbsim0": DcbPort()}
     ports["dcbsim0"].apps = [(5, 5, 26)]
     ctx, _tree = _ctx(tmp_path, {"dcb": FakeDcbTool(ports)})
     assert ctx.remap_rule is backend.GENERIC_REMAP
-    dcb, _why = backend.select_backend(ctx, engine.GROUPS[0], "dcb")
+    assert ctx.remap_reason.startswith("dcbsim0: no device driver link (") and ctx.remap_reason.endswith(
+        "/class/net/dcbsim0/device/driver): the generic rule")
     desired = model.normalise({"dscp2prio": {26: 3}})
-    current = dcb.read(desired)
-    assert [s.description.split()[2] for s in dcb.plan(current, desired)] == ["add", "del"]
+    for rule, verbs in ((backend.GENERIC_REMAP, ["add", "del"]), (backend.MLX5_REMAP, ["add"]),
+                        (backend.ICE_REMAP, ["del", "add"])):
+        ctx.remap_rule = rule
+        dcb, _why = backend.select_backend(ctx, engine.GROUPS[0], "dcb")
+        current = dcb.read(desired)
+        steps = dcb.plan(current, desired)
+        assert [s.description.split()[2] for s in steps] == verbs, rule.name
+        # the first step restores the table read before the run (also when it fails); the others leave it to it
+        assert steps[0].undo_after_failure and steps[0].undo_description == (
+            "restore the DSCP table read before the run (%s rule): {26: 5}" % rule.name)
+        assert [s.undo for s in steps[1:]] == [None] * (len(steps) - 1)
 
-    class DeleteFirst(backend.DscpRemapRule):
-        name = "delete-first"
 
-        def ops(self, to_add, to_del):
-            return list(reversed(super(DeleteFirst, self).ops(to_add, to_del)))
-    ctx.remap_rule = DeleteFirst()
-    steps = dcb.plan(current, desired)
-    assert [s.description for s in steps] == ["/usr/sbin/dcb app del dev dcbsim0 dscp-prio 26:5",
-                                              "/usr/sbin/dcb app add dev dcbsim0 dscp-prio 26:3"]
-    assert steps[0].undo_description == "/usr/sbin/dcb app add dev dcbsim0 dscp-prio 26:5"
+_TREES = itertools.count()
+
+
+def _rule_of(tmp_path, tree_name, netdev, personality=None, driver=None, soft=False):
+    tree = SysfsTree(make_tree(tmp_path / ("tree%d" % next(_TREES)), tree_name))
+    if personality:
+        write(os.path.join(tree.sysfs, "class", "net", netdev, "dcbsim", "personality"), personality + "\n")
+    return backend.remap_rule_for(tree, PortRef(netdev, "rdev0", 1, soft=soft, driver=driver))
+
+
+def test_remap_rule_learned_from_the_ports_driver(tmp_path):
+    rule, why = _rule_of(tmp_path, "derived_roce_mlx5_ofed", "ens1f0")
+    assert rule is backend.MLX5_REMAP and why.startswith("ens1f0: driver mlx5_core (") and why.endswith("device/driver)")
+    for personality, expected in (("mlx5", backend.MLX5_REMAP), ("ice", backend.ICE_REMAP),
+                                  ("generic", backend.GENERIC_REMAP)):
+        rule, why = _rule_of(tmp_path, "lab_rxe_dcbsim_virtio", "dcbsim0", personality)
+        assert rule is expected and why.startswith("dcbsim0: dcbsim personality %s (" % personality), why
+    # a netdev without a device link on a hardware RDMA device: the facts' driver; a soft one (rxe): generic
+    assert _rule_of(tmp_path, "lab_rxe_dcbsim_virtio", "dcbsim0", driver="ice")[0] is backend.ICE_REMAP
+    assert _rule_of(tmp_path, "lab_rxe_dcbsim_virtio", "dcbsim0", driver="ice", soft=True)[0] is backend.GENERIC_REMAP
+    rule, why = _rule_of(tmp_path, "lab_rxe_dcbsim_virtio", "eth1")
+    assert rule is backend.GENERIC_REMAP and why.startswith("eth1: no device driver link (") and why.endswith(": the generic rule")
+    # a driver with no rule of its own: the generic one
+    tree = SysfsTree(make_tree(tmp_path / "other", "lab_rxe_dcbsim_virtio"))
+    os.symlink("../../../bus/virtio/drivers/virtio_net", os.path.join(tree.sysfs, "class", "net", "eth1", "device", "driver"))
+    rule, why = backend.remap_rule_for(tree, PortRef("eth1", "rxe0", 1, soft=True))
+    assert rule is backend.GENERIC_REMAP and why.startswith("eth1: driver virtio_net (") and why.endswith(": the generic rule")
+
+
+REMAP_FROM = {26: [3], 46: [5], 48: [6]}
+REMAP_TO = {26: [5], 46: [3], 48: [6]}
+
+
+@pytest.mark.parametrize("rule,ops,restore", [
+    (backend.GENERIC_REMAP, [("add", [(26, 5), (46, 3)]), ("del", [(26, 3), (46, 5)])],
+     [("del", [(26, 5)]), ("add", [(26, 3)]), ("del", [(46, 3)]), ("add", [(46, 5)])]),
+    (backend.MLX5_REMAP, [("add", [(26, 5), (46, 3)])], [("add", [(26, 3), (46, 5)])]),
+    (backend.ICE_REMAP, [("del", [(26, 3)]), ("add", [(26, 5)]), ("del", [(46, 5)]), ("add", [(46, 3)])],
+     [("del", [(26, 5)]), ("add", [(26, 3)]), ("del", [(46, 3)]), ("add", [(46, 5)])]),
+])
+def test_rule_ops_of_a_remap_and_its_rollback(rule, ops, restore):
+    """26: 3 -> 5 and 46: 5 -> 3 together; a rollback deletes a DSCP's extra entry before adding its old one."""
+    assert rule.ops(REMAP_FROM, REMAP_TO) == ops
+    assert rule.restore_ops(REMAP_TO, REMAP_FROM) == restore
+    table = REMAP_FROM
+    for verb, pairs in ops:
+        table = rule.apply(table, verb, pairs)
+        assert table and all(len(ps) <= (1 if rule.name != "generic" else 2) for ps in table.values())
+    assert table == REMAP_TO and rule.passes_through_empty(REMAP_FROM, ops) == []
+    # a generic table where the remap left a DSCP mapped twice: its extra entry goes first
+    assert backend.GENERIC_REMAP.restore_ops({26: [3, 5], 48: [6]}, {26: [3], 48: [6]}) == [("del", [(26, 5)])]
+
+
+def test_rule_ops_add_new_dscps_first_and_delete_leaving_ones_last():
+    current, target = {26: [3], 10: [1]}, {26: [5], 48: [6]}
+    assert backend.ICE_REMAP.ops(current, target) == [
+        ("add", [(48, 6)]), ("del", [(26, 3)]), ("add", [(26, 5)]), ("del", [(10, 1)])]
+    assert backend.MLX5_REMAP.ops(current, target) == [("add", [(26, 5), (48, 6)]), ("del", [(10, 1)])]
+    assert backend.GENERIC_REMAP.ops(current, target) == [("add", [(26, 5), (48, 6)]), ("del", [(10, 1), (26, 3)])]
+    # down to none: the deletes only; the table ends empty (trust pcp), which is no passage through empty
+    for rule in (backend.GENERIC_REMAP, backend.MLX5_REMAP, backend.ICE_REMAP):
+        ops = rule.ops(current, {})
+        assert ops == [("del", [(10, 1), (26, 3)])] and rule.passes_through_empty(current, ops) == []
+
+
+def test_only_entry_remap_passes_through_empty_on_ice_only():
+    current, target = {26: [3]}, {26: [5]}
+    assert backend.ICE_REMAP.passes_through_empty(current, backend.ICE_REMAP.ops(current, target)) == [26]
+    for rule in (backend.GENERIC_REMAP, backend.MLX5_REMAP):
+        assert rule.passes_through_empty(current, rule.ops(current, target)) == []

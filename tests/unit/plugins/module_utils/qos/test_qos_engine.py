@@ -122,7 +122,8 @@ def test_dcb_rollback_when_ets_fails_part_way(lab):
     assert e.rolled_back == [
         "/usr/sbin/dcb pfc set dev dcbsim0 prio-pfc 0:off 1:off 2:off 3:off 4:on 5:off 6:off 7:off",
         e.rolled_back[1]]
-    assert e.rolled_back[1].startswith("/usr/sbin/dcb app del dev dcbsim0 dscp-prio 0:0 ")
+    # the DSCP table is restored whole, from the table read then (the generic rule: dcbsim0 has no personality)
+    assert e.rolled_back[1].startswith("restore the DSCP table read before the run (generic rule): /usr/sbin/dcb app del dev dcbsim0 dscp-prio 0:0 ")
     assert e.rollback_failed == []
     assert e.failed_step.startswith("/usr/sbin/dcb ets set")
 
@@ -139,7 +140,8 @@ def test_dcb_rollback_reports_what_could_not_be_undone(lab):
     with pytest.raises(ApplyError) as exc:
         lab.run(**PROFILE)
     assert len(exc.value.rolled_back) == 1 and len(exc.value.rollback_failed) == 1
-    assert "COULD NOT roll back (left as they are now): /usr/sbin/dcb app del" in str(exc.value)
+    assert ("COULD NOT roll back (left as they are now): restore the DSCP table read before the run (generic rule): {}: "
+            "/usr/sbin/dcb app del dev dcbsim0 dscp-prio 0:0 ") in str(exc.value)
 
 
 def test_dcb_changing_a_mapping_adds_before_deleting(lab):
@@ -300,7 +302,7 @@ def test_a_failure_on_the_second_port_rolls_back_the_first(lab):
     assert "mtu greater than device maximum" in str(e) and e.rollback_failed == []
     # eth1's ToS and every dcbsim0 change undone, newest first
     assert e.rolled_back[0].startswith("write '0' > ") and "rxe0" in e.rolled_back[0]
-    assert e.rolled_back[-1].startswith("/usr/sbin/dcb app del dev dcbsim0")
+    assert e.rolled_back[-1].startswith("restore the DSCP table read before the run (generic rule): /usr/sbin/dcb app del dev dcbsim0 dscp-prio 0:0 ")
     assert lab.snapshot() == before and lab.cfs.kernel_values("rxe0") == rxe0_before
 
 

@@ -106,8 +106,10 @@ def test_rollback_restores_entries_without_flipping_trust(mlx):
         mlx.run(dscp2prio={26: 3, 10: 1}, pfc=[3])
     assert mlx.table() == {26: 5, 48: 6}
     assert "pcp" not in mlx.port.trust_history
-    # reverse order of set,10,1 then set,26,3: restore 26's priority, then drop 10 (the table keeps 26 and 48)
-    assert exc.value.rolled_back == ["/usr/sbin/mlnx_qos -i ens1f0 --dscp2prio set,26,5",
+    # the table read before the run, by the mlx5 rule (ens1f0's driver): 26's priority set back (it replaces),
+    # then 10 dropped (the table keeps 26 and 48)
+    assert exc.value.rolled_back == ["restore the DSCP table read before the run (mlx5 rule): "
+                                     "/usr/sbin/mlnx_qos -i ens1f0 --dscp2prio set,26,5; "
                                      "/usr/sbin/mlnx_qos -i ens1f0 --dscp2prio del,10,1"]
     assert "Netlink error: Bad value. see dmesg." in str(exc.value)
 
