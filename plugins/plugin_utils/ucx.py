@@ -38,6 +38,17 @@ Debian 12 ships it and the current master: ``src/ucp/core/ucp_context.c``,
   and ``NCCL_IB_TC``: ``tc`` when given, else the ToS all selected RoCE ports
   agree on in the facts (``roce.default_tos``) when non-zero; RoCE only.
 
+* ``UCX_UD_ETH_DGID_CHECK=n`` when a selected RoCE port is a soft device
+  (Soft-RoCE ``rxe``). UCX's UD transport (its wire-up path, also under
+  ``rc``) drops every received packet on Ethernet whose destination GID in
+  the receive buffer's GRH is not one of the port's GIDs (its ``ETH_DGID_CHECK``,
+  default ``y``: "mismatched packets are silently dropped"); on rxe that check
+  drops them all. Measured in the lab (UCX 1.13.1, two rxe VMs, ``ucx_perftest
+  -t tag_lat``): with the default every UD wire-up packet arrives (rxe0's
+  ``rcvd_pkts`` rise) yet the endpoint times out after 30 s ("UD endpoint
+  ... unhandled timeout error"), with ``UCX_TLS=rc`` and with ``ud_v`` alone;
+  with the check off both pass. Hardware RoCE ports keep UCX's default.
+
 ``extra`` is merged last (``None`` removes a variable), as in ``nccl_env``.
 """
 
@@ -155,4 +166,6 @@ def ucx_env(data, tc=None, gid_index="auto", transports="auto", devices=None, in
             tc = agreed_value((p.get("roce") or {}).get("default_tos") for p in roce) or None
         if tc is not None:
             env["UCX_IB_TRAFFIC_CLASS"] = str(tc)
+        if any(dev.get("soft") for dev, port in rdma if port_kind(dev, port) == "roce"):
+            env["UCX_UD_ETH_DGID_CHECK"] = "n"
     return _merge_extra(env, extra)

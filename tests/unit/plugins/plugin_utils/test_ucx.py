@@ -51,7 +51,9 @@ def test_infiniband_host_has_no_roce_settings():
 
 def test_lab_rxe_host():
     # rxe0's facts: RoCE v2 IPv4 GID at index 1, rdma_cm default ToS 0 (no lossless profile on the lab's virtio).
-    assert ucx_env(facts("lab1")) == {"UCX_NET_DEVICES": "rxe0:1", "UCX_TLS": "rc,ud,sm,self", "UCX_IB_GID_INDEX": "1"}
+    # Soft-RoCE: UCX's UD destination-GID check drops every packet rxe delivers (the lab's workload scenario)
+    assert ucx_env(facts("lab1")) == {"UCX_NET_DEVICES": "rxe0:1", "UCX_TLS": "rc,ud,sm,self", "UCX_IB_GID_INDEX": "1",
+                                      "UCX_UD_ETH_DGID_CHECK": "n"}
 
 
 def test_the_qos_tos_wins_and_matches_nccl():

@@ -117,7 +117,8 @@ def test_lab_rxe_host_with_the_qos_tos(tmp_path):
     rc, tasks, files, stats = run_role(tmp_path, "lab_rxe_lab1", {"job_env_tc": 106})
     assert rc == 0, tasks
     assert _lines(files["ucx/ucx.conf"]) == [
-        "UCX_IB_GID_INDEX=1", "UCX_IB_TRAFFIC_CLASS=106", "UCX_NET_DEVICES=rxe0:1", "UCX_TLS=rc,ud,sm,self"]
+        "UCX_IB_GID_INDEX=1", "UCX_IB_TRAFFIC_CLASS=106", "UCX_NET_DEVICES=rxe0:1", "UCX_TLS=rc,ud,sm,self",
+        "UCX_UD_ETH_DGID_CHECK=n"]
     assert "NCCL_IB_TC=106" in _lines(files["nccl.conf"])
     assert "NCCL_IB_HCA==rxe0:1" in _lines(files["nccl.conf"])
 
