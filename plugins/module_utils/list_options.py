@@ -18,8 +18,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-
 
 class ListOptionError(ValueError):
     """A list-of-mappings option in another form; ``param`` is the option's name (as given)."""
@@ -52,6 +50,10 @@ def list_of_dicts(param, value, options, example):
         if not isinstance(entry, dict):
             raise ListOptionError(param, "%s[%d]: got %s, not a mapping; allowed: %s"
                                   % (param, i, _described(entry), form))
+    # Imported here: module_utils is also the host runtime (rdma.fabric.host_tools), which has no
+    # ansible-core; only modules (run with AnsiballZ's ansible) call this.
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
     spec = {param: dict(type="list", elements="dict", options=options)}
     result = ArgumentSpecValidator(spec).validate({param: list(value)})
     if result.error_messages:

@@ -177,4 +177,5 @@ def test_a_plan_says_which_test_tools_a_real_run_would_install(tmp_path):
     text = " ".join(proc.stdout.split())
     assert re.search(r"Say which test tools a real run would install\] \**\s*changed: \[lab1\]", text), text[-3000:]
     assert "would install" in text and "(a test tool is missing)" in text
-    assert re.search(r"Install the test tools when one is missing\] \**\s*skipping: \[lab1\]", text)
+    # the install itself did not run (before, apt failed it in check mode on a host without python3-apt)
+    assert not re.search(r"Install the test tools when one is missing\] \**\s*(ok|changed|fatal|failed)", text)
