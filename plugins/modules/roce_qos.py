@@ -227,6 +227,11 @@ options:
     description:
       - Where sysfs is mounted. Configfs is expected at C(SYSFS_PATH/kernel/config). Change it to run against a
         container's bind mount of the host's C(/sys) or a fixture tree.
+      - The commands (C(dcb), C(mlnx_qos), C(ip), C(ethtool)) always change the ports of this process's network
+        namespace. So with another value than C(/sys) the module changes something only when that tree is this
+        namespace's sysfs (container mode - the host's network namespace with the host's C(/sys) mounted there -
+        each port's netdev has the same ifindex in the tree as C(ip link) gives); otherwise it fails naming
+        O(sysfs_path) before any change. Check mode only reads and is never refused.
     type: path
     default: /sys
   lock_timeout:
@@ -532,6 +537,8 @@ def main():
             raise ValidationError("lock_timeout", "%d is negative; allowed: 0 or more seconds (0: do not wait)" % params["lock_timeout"])
         tree, jobs = engine.plan_call(params)
         with lock.held("roce_qos (Ansible)", params["lock_timeout"], required=not module.check_mode, warn=module.warn):
+            if not module.check_mode:
+                engine.check_host_sysfs(CommandRunner(module), tree, jobs)
             qos = QosRun(CommandRunner(module), tree, jobs, check_mode=module.check_mode)
             result = engine.flatten(qos.run(), params)
     except ApplyError as e:

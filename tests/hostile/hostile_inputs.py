@@ -87,6 +87,7 @@ from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (  
 from ansible_collections.rdma.fabric.tests.unit.fixtures.read_faults import KernelRefusals  # noqa: E402
 from ansible_collections.rdma.fabric.plugins.action.roce_qos import ActionModule as RoceQosAction  # noqa: E402
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs as qos_configfs, lock as qos_lock  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine as qos_engine  # noqa: E402
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (  # noqa: E402
     DcbPort,
     FakeDcbTool,
@@ -276,6 +277,9 @@ class QosLab(object):
         patches.setattr(qos_configfs, "_mkdir", self.cfs.mkdir)
         patches.setattr(qos_configfs, "_rmdir", self.cfs.rmdir)
         patches.setattr(qos_lock, "LOCK_PATH", self.lock_path)
+        # TEST SEAM: this tree plays the host's mounted sysfs (any other folder, a copy included, is no sysfs mount)
+        tree = os.path.realpath(self.sysfs)
+        patches.setattr(qos_engine, "_is_sysfs_mount", lambda path: os.path.realpath(path) == tree)
         patches.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kwargs: host.run_command(argv, **kwargs))
         patches.setattr(basic.AnsibleModule, "get_bin_path",
                         lambda self, name, required=False, opt_dirs=None: host.get_bin_path(name))

@@ -31,7 +31,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import contextlib
+import json
 import os
+import re
 import signal
 import threading
 
@@ -388,6 +390,63 @@ def plan_call(params):
     requests = model.port_requests(params)
     tree = sysfs_tree(params.get("sysfs_path"))
     return tree, list(zip(requests, resolve_ports(tree, requests)))
+
+
+def _is_sysfs_mount(path, mountinfo="/proc/self/mountinfo"):
+    """True when a sysfs is mounted at ``path`` (the host's /sys, or its bind mount in a container)."""
+    real = os.path.realpath(path)
+    try:
+        with open(mountinfo) as f:
+            lines = f.read().splitlines()
+    except (IOError, OSError):
+        return False
+    for line in lines:
+        head, sep, tail = line.partition(" - ")
+        fields = head.split()
+        if not sep or len(fields) < 5 or not tail.split():
+            continue
+        # mount points escape space, tab, newline and backslash as octal (\040)
+        point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+        if tail.split()[0] == "sysfs" and point == real:
+            return True
+    return False
+
+
+def check_host_sysfs(runner, tree, jobs):
+    """Refuse to change a host whose ports were read from another sysfs (a copy, a fixture tree).
+
+    ``sysfs_path`` moves the reads only: ``dcb``, ``mlnx_qos``, ``ip`` and ``ethtool`` still change the
+    ports of this process's network namespace. With a ``sysfs_path`` other than ``/sys``, it must be a
+    mounted sysfs (``/proc/self/mountinfo``; a copy's files are not the kernel's) and every port's
+    netdev must have the same ifindex in that tree as ``ip -j link show`` gives here (what a container
+    that runs in the host's network namespace with the host's ``/sys`` mounted at ``sysfs_path`` has);
+    otherwise :class:`ValidationError` on ``sysfs_path`` before anything changes. Check mode only reads
+    and is not refused.
+    """
+    if os.path.realpath(tree.sysfs) == "/sys":
+        return
+    if not _is_sysfs_mount(tree.sysfs):
+        raise ValidationError("sysfs_path", (
+            "%r is not a mounted sysfs (a copy or a fixture tree: its files are not the kernel's); nothing was "
+            "changed. Leave sysfs_path unset, run in the host's network namespace with the host's /sys mounted at "
+            "sysfs_path (container mode), or run in check mode to only report" % tree.sysfs))
+    ip = runner.which("ip", required=True)
+    for _request, ref in jobs:
+        there = tree.read_int(tree.sys("class", "net", ref.netdev, "ifindex"))
+        rc, out, _err = runner.run([ip, "-j", "link", "show", "dev", ref.netdev], check=False)
+        here = None
+        if rc == 0:
+            try:
+                links = json.loads(out)
+                here = links[0].get("ifindex") if isinstance(links, list) and links and isinstance(links[0], dict) else None
+            except ValueError:
+                here = None
+        if there is None or here != there:
+            raise ValidationError("sysfs_path", (
+                "%r is not the sysfs of the network namespace whose ports this run would change (%s: ifindex %s "
+                "there, %s here); nothing was changed. Leave sysfs_path unset, run in the host's network namespace "
+                "with the host's /sys mounted at sysfs_path (container mode), or run in check mode to only report"
+                % (tree.sysfs, ref.netdev, "none" if there is None else there, "none" if here is None else here)))
 
 
 def flatten(result, params):

@@ -23,10 +23,6 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "h
 # (target, parameter) of the inputs not yet rejected before any change with the parameter named; a case fixed
 # leaves this list (and the test then fails until it is taken out here).
 KNOWN = sorted([
-    # sysfs_path pointed at a copy of the host's sysfs (not a bind mount of it) while dcb and ip change this host:
-    # the module applies, reads back from the copy, sees a difference and rolls back (the unit tests themselves
-    # run the module on such copies, with test doubles for the tools).
-    ("roce_qos", "sysfs_path"),
     # a netdev the facts at hand do not have: the role's filter cannot tell it from one created later in the play
     # (VFs), so roce_qos refuses it, before any change to a port, but after the role installed missing tools.
     ("lossless_ethernet", "lossless_ethernet_ports"),

@@ -18,7 +18,7 @@ import os
 import pytest
 
 from ansible.module_utils import basic
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs, lock
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs, engine, lock
 from ansible_collections.rdma.fabric.plugins.modules import roce_qos
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     DcbPort,
@@ -50,6 +50,8 @@ except ImportError:  # ansible-core < 2.19
             basic._ANSIBLE_ARGS = old
 
 
+ORIGINAL_IS_SYSFS_MOUNT = engine._is_sysfs_mount
+
 class Exited(Exception):
     def __init__(self, result):
         super(Exited, self).__init__(result)
@@ -68,6 +70,8 @@ def lab(tmp_path, monkeypatch):
     monkeypatch.setattr(configfs, "_mkdir", cfs.mkdir)
     monkeypatch.setattr(configfs, "_rmdir", cfs.rmdir)
     monkeypatch.setattr(lock, "LOCK_PATH", str(tmp_path / "run" / "qos.lock"))
+    # TEST SEAM: the fixture trees play mounted sysfs (test_a_copy_of_sysfs_changes_nothing undoes it)
+    monkeypatch.setattr(engine, "_is_sysfs_mount", lambda path: True)
     ports = {"dcbsim0": DcbPort(), "eth1": DcbPort(supported=False)}
     host = FakeHost({"dcb": FakeDcbTool(ports), "ip": FakeIpLink(sysfs), "ethtool": FakeEthtool()})
 
@@ -245,6 +249,7 @@ def test_device_and_port_addressing_with_mlnx_qos(lab, tmp_path):
     sysfs = make_tree(tmp_path / "mlx", "derived_roce_mlx5_ofed")
     port = MlnxPort()
     lab.host.tools["mlnx_qos"] = FakeMlnxQos({"ens1f0": port})
+    lab.host.tools["ip"] = FakeIpLink(sysfs)     # this host's links are those of that tree
     r = lab.run(device="mlx5_0", port=1, backend="mlnx_qos", trust="dscp", pfc=[3], sysfs_path=sysfs,
                 cnp={"dscp": 46}, roce_tos=106).result
     assert r["netdev"] == "ens1f0" and r["backend"] == "mlnx_qos" and r["backend_reason"] == "backend: mlnx_qos was requested"
@@ -375,3 +380,50 @@ def test_driver_defaults_where_no_snapshot_was_taken(lab):
     assert (after["trust"], after["pfc"], after["prio_tc"], after["roce_tos"], after["roce_mode"], after["mtu"]) == (
         "pcp", [], [0] * 8, 0, "v2", 1500)
     assert sorted(n.split(" for ")[1].split(";")[0] for n in notes) == ["dscp2prio", "ets", "pause"]
+
+
+def test_a_sysfs_that_is_not_this_hosts_changes_nothing(lab):
+    # sysfs_path on a copy: the reads come from the copy, but dcb/ip/ethtool would change this host's ports.
+    # Here `ip -j link show` (the TEST DOUBLE) gives other ifindexes than the tree, as on a real host whose
+    # sysfs the tree is not: refused before any command that changes something
+    lab.host.tools["ip"].ifindex_offset = 7
+    res = lab.run(**PROFILE)
+    assert isinstance(res, Failed), res.result
+    r = res.result
+    assert r["param"] == "sysfs_path" and "nothing was changed" in r["msg"]
+    assert "dcbsim0: ifindex" in r["msg"] and "container mode" in r["msg"]
+    assert lab.host.changing_calls() == []
+    # check mode only reads: it reports what would change
+    res = lab.run(check=True, **PROFILE)
+    assert not isinstance(res, Failed), res.result
+    assert res.result["changed"] is True
+
+
+def test_the_same_namespace_sysfs_mounted_elsewhere_is_container_mode(lab):
+    # the tree has the same ifindexes as `ip` gives (the host's /sys mounted at sysfs_path): changes go ahead
+    res = lab.run(**PROFILE)
+    assert not isinstance(res, Failed), res.result
+    assert res.result["changed"] is True
+
+
+def test_a_copy_of_sysfs_changes_nothing(lab, monkeypatch):
+    # the tree is no mounted sysfs (the real check: /proc/self/mountinfo has no sysfs at the fixture's folder):
+    # a copy of this host's /sys has this host's ifindexes, but writing ECN and configfs there changes no kernel
+    monkeypatch.setattr(engine, "_is_sysfs_mount", ORIGINAL_IS_SYSFS_MOUNT)
+    res = lab.run(**PROFILE)
+    assert isinstance(res, Failed), res.result
+    assert res.result["param"] == "sysfs_path" and "is not a mounted sysfs" in res.result["msg"]
+    assert lab.host.calls == [] and lab.cfs.mkdirs == []
+    assert lab.run(check=True, **PROFILE).result["changed"] is True
+
+
+def test_the_mount_check_reads_mountinfo(tmp_path):
+    info = tmp_path / "mountinfo"
+    info.write_text("22 28 0:21 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw\n"
+                    "98 97 0:21 / /host/sys\\040x rw,relatime - sysfs sysfs rw\n"
+                    "99 97 0:50 / /srv/copy rw,relatime - ext4 /dev/sda1 rw\n")
+    assert engine._is_sysfs_mount("/host/sys x", str(info)) is True
+    assert engine._is_sysfs_mount("/srv/copy", str(info)) is False
+    assert engine._is_sysfs_mount("/nowhere", str(info)) is False
+    assert engine._is_sysfs_mount("/sys", str(tmp_path / "gone")) is False
+

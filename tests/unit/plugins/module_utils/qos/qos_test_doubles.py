@@ -668,15 +668,24 @@ class FakeMlnxQos(object):
 # ip link / ethtool / configfs
 # ---------------------------------------------------------------------------
 class FakeIpLink(object):
-    """TEST DOUBLE of ``ip link set dev X mtu N`` on the fixture tree."""
+    """TEST DOUBLE of ``ip link set dev X mtu N`` and ``ip -j link show dev X`` on the fixture tree."""
 
-    def __init__(self, sysfs, max_mtu=9216, fail=False):
+    def __init__(self, sysfs, max_mtu=9216, fail=False, ifindex_offset=0):
         self.sysfs = sysfs
         self.max_mtu = max_mtu
         self.fail = fail
+        self.ifindex_offset = ifindex_offset     # != 0: the tree is not this namespace's sysfs (a copy)
 
     def __call__(self, argv):
         args = list(argv[1:])
+        if args[:4] == ["-j", "link", "show", "dev"]:
+            # ip 6.1 -j link show dev X: a JSON list with the link (ifindex, ifname, ...), as the kernel has it
+            path = os.path.join(self.sysfs, "class", "net", args[4], "ifindex")
+            if not os.path.exists(path):
+                return 1, "", 'Device "%s" does not exist.\n' % args[4]
+            with open(path) as f:
+                index = int(f.read().split()[0]) + self.ifindex_offset
+            return 0, json.dumps([{"ifindex": index, "ifname": args[4], "mtu": 1500}]) + "\n", ""
         if args[:3] != ["link", "set", "dev"] or args[4] != "mtu":
             raise AssertionError("FakeIpLink: unexpected command %r" % (argv,))
         dev, mtu = args[3], int(args[5])
@@ -792,6 +801,8 @@ class FakeHost(object):
             if name == "mlnx_qos" and len(argv) <= 4 and argv[-1] in ("-a", argv[2]):
                 continue
             if name == "ethtool" and argv[1] == "-a":
+                continue
+            if name == "ip" and "show" in argv:
                 continue
             out.append(argv)
         return out
