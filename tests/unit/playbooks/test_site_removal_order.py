@@ -50,7 +50,7 @@ def _plays(text):
 
 
 def test_removal_of_the_port_and_gpu_stages_comes_before_the_driver_stack_and_links(tmp_path):
-    plays = [name for name, _ in _plays(_listing(tmp_path))]
+    plays = [play[0] for play in _plays(_listing(tmp_path))]
     order = [plays.index(p) for p in (
         "Remove GPUDirect RDMA first where gpudirect_state is absent",
         "Remove lossless Ethernet first where lossless_ethernet_state is absent",

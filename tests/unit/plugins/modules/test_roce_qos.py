@@ -52,6 +52,7 @@ except ImportError:  # ansible-core < 2.19
 
 ORIGINAL_IS_SYSFS_MOUNT = engine._is_sysfs_mount
 
+
 class Exited(Exception):
     def __init__(self, result):
         super(Exited, self).__init__(result)
@@ -426,4 +427,3 @@ def test_the_mount_check_reads_mountinfo(tmp_path):
     assert engine._is_sysfs_mount("/srv/copy", str(info)) is False
     assert engine._is_sysfs_mount("/nowhere", str(info)) is False
     assert engine._is_sysfs_mount("/sys", str(tmp_path / "gone")) is False
-

@@ -54,7 +54,8 @@ def test_plan_one_rank_per_host_each_with_its_own_ucx_settings():
     assert "--allow-run-as-root" in argv and argv.count(":") == 1
     contexts = " ".join(argv).split(" : ")
     for ctx, ip in zip(contexts, ("192.0.2.11", "192.0.2.12")):
-        assert "-np 1 -H %s env UCX_IB_GID_INDEX=1 UCX_LOG_LEVEL=info UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc,ud,sm,self UCX_UD_ETH_DGID_CHECK=n python3 -c" % ip in ctx
+        assert ("-np 1 -H %s env UCX_IB_GID_INDEX=1 UCX_LOG_LEVEL=info UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc,ud,sm,self "
+                "UCX_UD_ETH_DGID_CHECK=n python3 -c" % ip) in ctx
         assert ctx.endswith("8,1024,65536,1048576,4194304 20 3")
     assert "oob_tcp_if_include eth1" in " ".join(argv)
     assert p["devices"] == {"lab1": ["rxe0", 1], "lab2": ["rxe0", 1]}
