@@ -178,26 +178,27 @@ def _ip_links(module, ip, netdev):
         return {}
 
 
+# The module's arguments (also what the rdma.fabric.sriov_pfs filter's output is checked against in its tests).
+ARGUMENT_SPEC = dict(
+    pfs=dict(type="list", elements="dict", default=[], options=dict(
+        netdev=dict(type="str", required=True),
+        numvfs=dict(type="int"),
+        state=dict(type="str", choices=list(sr.STATES), default="present"),
+        vfs=dict(type="list", elements="dict", default=[], options=dict(
+            index=dict(type="int"), mac=dict(type="str"), trust=dict(type="bool"), spoofchk=dict(type="bool"),
+            link_state=dict(type="str", choices=list(sr.LINK_STATES)))),
+    )),
+    firmware=dict(type="list", elements="dict", default=[], options=dict(
+        device=dict(type="str", required=True),
+        num_vfs=dict(type="int", required=True),
+    )),
+    firmware_apply=dict(type="bool", default=False),
+    sysfs_path=dict(type="path", default="/sys"),
+)
+
+
 def main():
-    vf_spec = dict(index=dict(type="int"), mac=dict(type="str"), trust=dict(type="bool"),
-                   spoofchk=dict(type="bool"), link_state=dict(type="str", choices=list(sr.LINK_STATES)))
-    module = AnsibleModule(
-        argument_spec=dict(
-            pfs=dict(type="list", elements="dict", default=[], options=dict(
-                netdev=dict(type="str", required=True),
-                numvfs=dict(type="int"),
-                state=dict(type="str", choices=list(sr.STATES), default="present"),
-                vfs=dict(type="list", elements="dict", default=[], options=vf_spec),
-            )),
-            firmware=dict(type="list", elements="dict", default=[], options=dict(
-                device=dict(type="str", required=True),
-                num_vfs=dict(type="int", required=True),
-            )),
-            firmware_apply=dict(type="bool", default=False),
-            sysfs_path=dict(type="path", default="/sys"),
-        ),
-        supports_check_mode=True,
-    )
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
     sysfs = p["sysfs_path"]
     try:
