@@ -136,6 +136,7 @@ pfs:
     driver: {description: The PF's driver., type: str}
     totalvfs: {description: sriov_totalvfs., type: int}
     numvfs: {description: sriov_numvfs., type: int}
+    autoprobe: {description: sriov_drivers_autoprobe (1 - VF drivers bind when the VFs appear)., type: int}
     vfs:
       description: The VFs, with their PCI address, driver and netdev (when the VF driver made one).
       type: list
@@ -153,14 +154,16 @@ reboot_required:
   returned: always
   type: bool
 commands:
-  description: The commands run (in check mode, that would run), as argument lists; sysfs writes as C([write, PATH, VALUE]).
+  description:
+    - The commands run (in check mode, that would run), as argument lists; sysfs writes as C([write, PATH, VALUE]).
+    - When new VFs get settings, their drivers bind only afterwards (a VF driver such as C(igbvf) takes its MAC address
+      when it binds) - C(sriov_drivers_autoprobe) is 0 meanwhile, and C([probe, DRIVERS_PROBE, PF]) binds the VFs.
   returned: always
   type: list
   elements: list
 """
 
 import json
-import os
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -195,6 +198,30 @@ ARGUMENT_SPEC = dict(
     firmware_apply=dict(type="bool", default=False),
     sysfs_path=dict(type="path", default="/sys"),
 )
+
+
+def _write(path, text):
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+        return 0, ""
+    except (IOError, OSError) as e:
+        return 1, str(e)
+
+
+def _run(module, sysfs, argv):
+    """``(rc, error)`` of one command of :func:`sr.pf_commands` (or ``mlxconfig``)."""
+    if argv[0] == "write":
+        return _write(argv[1], argv[2])
+    if argv[0] == "probe":
+        for vf in sr.read_pf(sysfs, argv[2])["vfs"]:
+            if vf["driver"] is None:
+                rc, err = _write(argv[1], vf["pci_address"])
+                if rc != 0:
+                    return rc, "%s: %s" % (vf["pci_address"], err)
+        return 0, ""
+    rc, dummy, err = module.run_command(argv)
+    return rc, err
 
 
 def main():
@@ -238,9 +265,7 @@ def main():
     for w in wanted:
         steps, changes = sr.plan_pf(w, have[w["netdev"]], settings[w["netdev"]])
         plans.append((w, steps, changes))
-        path = os.path.join(sysfs, "class", "net", w["netdev"], "device", "sriov_numvfs")
-        commands += [["write", path, str(n)] for n in steps]
-        commands += [sr.vf_argv(ip, w["netdev"], index, change) for index, change in changes]
+        commands += sr.pf_commands(sysfs, w, have[w["netdev"]], steps, changes, ip)
     for fw in fw_results:
         if fw["changes"] and p["firmware_apply"]:
             commands.append(sr.firmware_set_argv(mlxconfig, fw["device"], fw["changes"]))
@@ -255,19 +280,13 @@ def main():
     if changed and not module.check_mode:
         done = []
         for argv in commands:
-            if argv[0] == "write":
-                try:
-                    with open(argv[1], "w") as f:
-                        f.write(argv[2])
-                    rc, err = 0, ""
-                except (IOError, OSError) as e:
-                    rc, err = 1, str(e)
-            else:
-                rc, dummy, err = module.run_command(argv)
+            rc, err = _run(module, sysfs, argv)
             if rc != 0:
+                # VF drivers held back for the settings bind all the same (best effort)
+                released = [a for a in sr.release_commands(commands[len(done) + 1:]) if _run(module, sysfs, a)[0] == 0]
                 module.fail_json(msg="%s failed: %s; done before it: %s; not done: %s" % (
                     " ".join(argv), err.strip(), [" ".join(a) for a in done] or "nothing",
-                    [" ".join(a) for a in commands[len(done) + 1:]] or "nothing"), commands=commands)
+                    [" ".join(a) for a in commands[len(done) + 1:] if a not in released] or "nothing"), commands=commands)
             done.append(argv)
         for fw in fw_results:
             fw["applied"] = bool(fw["changes"] and p["firmware_apply"])
