@@ -41,13 +41,13 @@ EXAMPLES = r"""
 
 RETURN = r"""
 _value:
-  description: One record per PF with every key set.
+  description: One record per PF with every key set (the VFs, each with only the settings it gives).
   type: list
   elements: dict
   contains:
     netdev: {description: The PF's netdev., type: str}
     numvfs: {description: Number of VFs (0 when absent)., type: int}
-    vfs: {description: "Per-VF settings (index, mac, trust, spoofchk, link_state; null = leave).", type: list}
+    vfs: {description: "Per-VF settings (index; those of mac, trust, spoofchk, link_state given; a key left out = leave).", type: list}
     state: {description: V(present) or V(absent)., type: str}
     boot_commands: {description: The C(ip link set) argument lists for the VF settings., type: list}
 """
@@ -60,7 +60,10 @@ from ansible_collections.rdma.fabric.plugins.module_utils.sriov import SriovErro
 def sriov_pfs(pfs, default_state="present", param="pfs"):
     """Checked PFs (see DOCUMENTATION)."""
     try:
-        return [dict(pf, boot_commands=boot_commands(pf)) for pf in normalise_pfs(pfs, default_state, param=param)]
+        # A VF keeps only the settings it gives: the module refuses an explicit null where it has choices (link_state).
+        return [dict(pf, vfs=[dict((k, v) for k, v in vf.items() if v is not None) for vf in pf["vfs"]],
+                     boot_commands=boot_commands(pf))
+                for pf in normalise_pfs(pfs, default_state, param=param)]
     except SriovError as e:
         raise AnsibleFilterError(str(e))
 

@@ -135,14 +135,15 @@ def read_pf(sysfs, netdev):
     """
     dev = os.path.join(sysfs, "class", "net", netdev, "device")
     pf = {"netdev": netdev, "exists": os.path.isdir(os.path.join(sysfs, "class", "net", netdev)),
-          "pci_address": None, "driver": None, "totalvfs": None, "numvfs": None, "vfs": []}
+          "pci_address": None, "driver": None, "totalvfs": None, "numvfs": None, "autoprobe": None, "vfs": []}
     if not os.path.isdir(dev):
         return pf
     pf["pci_address"] = os.path.basename(os.path.realpath(dev))
     driver = os.path.join(dev, "driver")
     pf["driver"] = os.path.basename(os.path.realpath(driver)) if os.path.islink(driver) else None
-    for key in ("totalvfs", "numvfs"):
+    for key in ("totalvfs", "numvfs", "drivers_autoprobe"):
         text = _read(os.path.join(dev, "sriov_" + key))
+        key = "autoprobe" if key == "drivers_autoprobe" else key
         pf[key] = int(text) if text is not None and text.isdigit() else None
     try:
         entries = os.listdir(dev)
@@ -222,6 +223,31 @@ def plan_pf(want, have, settings):
         if diff:
             changes.append((vf["index"], diff))
     return steps, changes
+
+
+def pf_commands(sysfs, want, have, steps, changes, ip):
+    """The commands that make a PF as wanted, in order: ``["write", path, text]``, ``ip link set`` argv lists, and
+    ``["probe", drivers_probe path, PF netdev]`` (bind the PF's VFs that have no driver).
+
+    When new VFs get settings, their drivers bind only after the settings: a VF driver takes its MAC address from
+    the PF when it binds (``igbvf`` only then; the PF says "Reload the VF driver" otherwise). The PF's
+    ``sriov_drivers_autoprobe`` is 0 while the VFs are made and set, then 1 again, and the VFs are probed.
+    """
+    dev = os.path.join(sysfs, "class", "net", want["netdev"], "device")
+    hold = bool(steps and steps[-1] and changes and have.get("autoprobe") == 1)
+    autoprobe = os.path.join(dev, "sriov_drivers_autoprobe")
+    commands = [["write", autoprobe, "0"]] if hold else []
+    commands += [["write", os.path.join(dev, "sriov_numvfs"), str(n)] for n in steps]
+    commands += [vf_argv(ip, want["netdev"], index, change) for index, change in changes]
+    if hold:
+        commands += [["write", autoprobe, "1"], ["probe", os.path.join(sysfs, "bus", "pci", "drivers_probe"), want["netdev"]]]
+    return commands
+
+
+def release_commands(commands):
+    """What must still run after ``commands`` stopped early: the ``sriov_drivers_autoprobe`` 1 writes and the probes."""
+    return [c for c in commands if c[0] == "probe" or (c[0] == "write" and c[1].endswith("/sriov_drivers_autoprobe")
+                                                       and c[2] == "1")]
 
 
 def vf_argv(ip, pf, index, change):

@@ -138,6 +138,7 @@ pfs:
     driver: {description: The PF's driver., type: str}
     totalvfs: {description: sriov_totalvfs., type: int}
     numvfs: {description: sriov_numvfs., type: int}
+    autoprobe: {description: sriov_drivers_autoprobe (1 - VF drivers bind when the VFs appear)., type: int}
     vfs:
       description: The VFs, with their PCI address, driver and netdev (when the VF driver made one).
       type: list
@@ -155,14 +156,16 @@ reboot_required:
   returned: always
   type: bool
 commands:
-  description: The commands run (in check mode, that would run), as argument lists; sysfs writes as C([write, PATH, VALUE]).
+  description:
+    - The commands run (in check mode, that would run), as argument lists; sysfs writes as C([write, PATH, VALUE]).
+    - When new VFs get settings, their drivers bind only afterwards (a VF driver such as C(igbvf) takes its MAC address
+      when it binds) - C(sriov_drivers_autoprobe) is 0 meanwhile, and C([probe, DRIVERS_PROBE, PF]) binds the VFs.
   returned: always
   type: list
   elements: list
 """
 
 import json
-import os
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -186,25 +189,50 @@ VF_OPTIONS = dict(index=dict(type="int"), mac=dict(type="str"), trust=dict(type=
                   spoofchk=dict(type="bool"), link_state=dict(type="str", choices=list(sr.LINK_STATES)))
 VFS_FORM = "[{index: 0, mac: '52:54:00:10:00:01', trust: true}, {index: 1, link_state: enable}]"
 
+# The module's arguments (also what the rdma.fabric.sriov_pfs filter's output is checked against in its tests,
+# with pfs[].vfs through list_of_dicts and VF_OPTIONS as main() checks it).
+ARGUMENT_SPEC = dict(
+    pfs=dict(type="list", elements="dict", default=[], options=dict(
+        netdev=dict(type="str", required=True),
+        numvfs=dict(type="int"),
+        state=dict(type="str", choices=list(sr.STATES), default="present"),
+        vfs=dict(type="raw", default=[]),
+    )),
+    firmware=dict(type="list", elements="dict", default=[], options=dict(
+        device=dict(type="str", required=True),
+        num_vfs=dict(type="int", required=True),
+    )),
+    firmware_apply=dict(type="bool", default=False),
+    sysfs_path=dict(type="path", default="/sys"),
+)
+
+
+def _write(path, text):
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+        return 0, ""
+    except (IOError, OSError) as e:
+        return 1, str(e)
+
+
+def _run(module, sysfs, argv):
+    """``(rc, error)`` of one command of :func:`sr.pf_commands` (or ``mlxconfig``)."""
+    if argv[0] == "write":
+        return _write(argv[1], argv[2])
+    if argv[0] == "probe":
+        for vf in sr.read_pf(sysfs, argv[2])["vfs"]:
+            if vf["driver"] is None:
+                rc, err = _write(argv[1], vf["pci_address"])
+                if rc != 0:
+                    return rc, "%s: %s" % (vf["pci_address"], err)
+        return 0, ""
+    rc, dummy, err = module.run_command(argv)
+    return rc, err
+
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            pfs=dict(type="list", elements="dict", default=[], options=dict(
-                netdev=dict(type="str", required=True),
-                numvfs=dict(type="int"),
-                state=dict(type="str", choices=list(sr.STATES), default="present"),
-                vfs=dict(type="raw", default=[]),
-            )),
-            firmware=dict(type="list", elements="dict", default=[], options=dict(
-                device=dict(type="str", required=True),
-                num_vfs=dict(type="int", required=True),
-            )),
-            firmware_apply=dict(type="bool", default=False),
-            sysfs_path=dict(type="path", default="/sys"),
-        ),
-        supports_check_mode=True,
-    )
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
     sysfs = p["sysfs_path"]
     try:
@@ -245,9 +273,7 @@ def main():
     for w in wanted:
         steps, changes = sr.plan_pf(w, have[w["netdev"]], settings[w["netdev"]])
         plans.append((w, steps, changes))
-        path = os.path.join(sysfs, "class", "net", w["netdev"], "device", "sriov_numvfs")
-        commands += [["write", path, str(n)] for n in steps]
-        commands += [sr.vf_argv(ip, w["netdev"], index, change) for index, change in changes]
+        commands += sr.pf_commands(sysfs, w, have[w["netdev"]], steps, changes, ip)
     for fw in fw_results:
         if fw["changes"] and p["firmware_apply"]:
             commands.append(sr.firmware_set_argv(mlxconfig, fw["device"], fw["changes"]))
@@ -262,19 +288,13 @@ def main():
     if changed and not module.check_mode:
         done = []
         for argv in commands:
-            if argv[0] == "write":
-                try:
-                    with open(argv[1], "w") as f:
-                        f.write(argv[2])
-                    rc, err = 0, ""
-                except (IOError, OSError) as e:
-                    rc, err = 1, str(e)
-            else:
-                rc, dummy, err = module.run_command(argv)
+            rc, err = _run(module, sysfs, argv)
             if rc != 0:
+                # VF drivers held back for the settings bind all the same (best effort)
+                released = [a for a in sr.release_commands(commands[len(done) + 1:]) if _run(module, sysfs, a)[0] == 0]
                 module.fail_json(msg="%s failed: %s; done before it: %s; not done: %s" % (
                     " ".join(argv), err.strip(), [" ".join(a) for a in done] or "nothing",
-                    [" ".join(a) for a in commands[len(done) + 1:]] or "nothing"), commands=commands)
+                    [" ".join(a) for a in commands[len(done) + 1:] if a not in released] or "nothing"), commands=commands)
             done.append(argv)
         for fw in fw_results:
             fw["applied"] = bool(fw["changes"] and p["firmware_apply"])

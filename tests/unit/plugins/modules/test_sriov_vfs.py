@@ -165,6 +165,62 @@ def test_count_change_goes_through_zero_and_absent_removes(run_main, host):
     assert ok and result["commands"] == [["write", path, "0"]] and result["pfs"][0]["numvfs"] == 0
 
 
+def hold_probe_tree(sysfs):
+    """The PF with sriov_drivers_autoprobe 1, the bus's drivers_probe (a plain file here: it keeps the last write)
+    and two VF folders with their virtfnN links, as the kernel makes them on the count write (the module writes only
+    the count file of this tree): VF 0 without a driver, VF 1 bound to igbvf."""
+    dev = os.path.join(sysfs, "class", "net", "eth2", "device")
+    with open(os.path.join(dev, "sriov_drivers_autoprobe"), "w") as f:
+        f.write("1\n")
+    probe = os.path.join(sysfs, "bus", "pci", "drivers_probe")
+    open(probe, "w").close()
+    os.makedirs(os.path.join(sysfs, "bus", "pci", "drivers", "igbvf"))
+    for i, addr in enumerate(("0000:00:11.0", "0000:00:11.2")):
+        vf = os.path.join(sysfs, "devices", "pci0000:00", addr)
+        os.makedirs(vf)
+        if i:
+            os.symlink(os.path.join(sysfs, "bus", "pci", "drivers", "igbvf"), os.path.join(vf, "driver"))
+        os.symlink(vf, os.path.join(dev, "virtfn%d" % i))
+    return dev, probe
+
+
+def test_vf_drivers_bind_after_the_settings(run_main, host):
+    """igbvf takes a VF's MAC address from the PF when it binds (the lab's fabric_kinds: the MAC set after it had
+    bound never reached the VF's netdev): the drivers are held back while the VFs are made and set, then probed."""
+    sysfs, ip, mlx = host
+    dev, probe = hold_probe_tree(sysfs)
+    autoprobe = os.path.join(dev, "sriov_drivers_autoprobe")
+    ok, result = run(run_main, sysfs, pfs=[PF])
+    assert ok and result["changed"], result
+    assert result["commands"] == [["write", autoprobe, "0"], ["write", os.path.join(dev, "sriov_numvfs"), "2"],
+                                  ["/usr/bin/ip", "link", "set", "eth2", "vf", "0", "mac", "52:54:00:10:00:01", "trust", "on",
+                                   "spoofchk", "off"],
+                                  ["write", autoprobe, "1"], ["probe", probe, "eth2"]]
+    assert open(autoprobe).read() == "1" and open(probe).read() == "0000:00:11.0"   # VF 1 had its driver
+    assert result["pfs"][0]["autoprobe"] == 1
+    # new VFs without settings, or settings of VFs that exist: nothing held back
+    ok, result = run(run_main, sysfs, pfs=[{"netdev": "eth2", "numvfs": 3}])
+    assert ok and [c[2] for c in result["commands"] if c[0] == "write"] == ["0", "3"]
+    assert [c[0] for c in result["commands"]] == ["write", "write"]
+
+
+def test_a_failed_setting_still_lets_the_vf_drivers_bind(run_main, host, monkeypatch):
+    sysfs, ip, mlx = host
+    dev, probe = hold_probe_tree(sysfs)
+
+    def ip_fails(self, argv, **kw):
+        if argv[1:3] == ["link", "set"]:
+            return 2, "", "RTNETLINK answers: Operation not supported"
+        return ip.run_command(argv, **kw)
+
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", ip_fails)
+    ok, result = run(run_main, sysfs, pfs=[PF])
+    assert not ok and "Operation not supported" in result["msg"]
+    # the drivers' release ran all the same: nothing is left undone after the failed setting
+    assert result["msg"].endswith("; not done: nothing"), result["msg"]
+    assert open(os.path.join(dev, "sriov_drivers_autoprobe")).read() == "1" and open(probe).read() == "0000:00:11.0"
+
+
 @pytest.mark.parametrize("pfs, needle", [
     ([{"netdev": "eth2", "numvfs": 8}], "numvfs 8 is more than the PF's sriov_totalvfs 7; allowed: 0-7"),
     ([{"netdev": "nosuch0", "numvfs": 1}], "pfs (nosuch0): no such netdev on this host"),
