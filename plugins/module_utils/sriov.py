@@ -272,8 +272,14 @@ def read_link(sysfs, netdev):
 
 
 def link_is_up(link):
-    """The PF passes traffic: carrier 1, or operstate ``up``."""
-    return link["carrier"] is True or link["operstate"] == "up"
+    """The PF has its link: ``carrier`` 1; ``operstate`` ``up`` only where ``carrier`` cannot be read.
+
+    ``carrier`` is the driver's own state, read as it is now; ``operstate`` follows it later (the kernel's link
+    watch may take a second), so right after a reset it can still say ``up``.
+    """
+    if link["carrier"] is not None:
+        return link["carrier"]
+    return link["operstate"] == "up"
 
 
 def wait_for_link(sysfs, netdev, timeout, clock=None, sleep=None, interval=LINK_POLL_SECONDS):

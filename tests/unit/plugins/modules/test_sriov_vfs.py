@@ -370,6 +370,18 @@ def test_vfs_are_probed_once_the_pf_link_is_back(run_main, reset_pf):
     assert warnings == []
 
 
+def test_a_stale_operstate_up_does_not_end_the_wait(run_main, reset_pf):
+    """Right after the reset carrier reads 0 while operstate still says up (the kernel's link watch follows later):
+    carrier decides; operstate counts only where carrier cannot be read."""
+    sysfs, probe, double, warnings = reset_pf
+    set_link(sysfs, operstate="up")
+    double.up_after = 2
+    ok, result = run(run_main, sysfs, pfs=[PF])
+    assert ok and len(double.sleeps) == 2 and not double.probed_while_down and result["pf_link_waits"][0]["link_up"]
+    assert sr.link_is_up({"admin_up": True, "carrier": None, "operstate": "up"})
+    assert not sr.link_is_up({"admin_up": True, "carrier": False, "operstate": "up"})
+
+
 def test_a_pf_link_that_never_comes_back_is_waited_for_at_most_the_timeout(run_main, reset_pf):
     sysfs, probe, double, warnings = reset_pf
     ok, result = run(run_main, sysfs, pfs=[PF], pf_link_timeout=2)

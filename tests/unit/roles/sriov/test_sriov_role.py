@@ -85,6 +85,7 @@ class SleepDouble(object):
 
 def run_wait(tmp_path, flags, carrier, operstate, up_after=0, timeout=30):
     """The unit's wait line, its ``$$`` as systemd passes ``$``, /sys/class/net/eth2 a folder under tmp_path."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     net = tmp_path / "net" / "eth2"
     net.mkdir(parents=True)
     for name, text in (("flags", flags), ("carrier", carrier), ("operstate", operstate)):
@@ -102,6 +103,13 @@ def run_wait(tmp_path, flags, carrier, operstate, up_after=0, timeout=30):
 def test_the_wait_ends_when_the_carrier_is_back(tmp_path):
     proc, sleeps = run_wait(tmp_path, "0x1003", "0", "down", up_after=10)
     assert proc.returncode == 0 and proc.stderr == "" and sleeps == ["0.2"] * 10
+
+
+def test_carrier_decides_and_operstate_counts_only_without_it(tmp_path):
+    proc, sleeps = run_wait(tmp_path / "stale", "0x1003", "0", "up", up_after=3)   # operstate lags behind the reset
+    assert proc.returncode == 0 and proc.stderr == "" and len(sleeps) == 3
+    proc, sleeps = run_wait(tmp_path / "nocarrier", "0x1003", None, "up")
+    assert proc.returncode == 0 and proc.stderr == "" and sleeps == []
 
 
 def test_a_link_already_up_is_not_waited_for(tmp_path):
