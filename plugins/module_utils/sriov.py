@@ -31,6 +31,7 @@ __metaclass__ = type
 
 import os
 import re
+import time
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_link import NETDEV_RE
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
@@ -45,6 +46,8 @@ FW_DEVICE_RE = re.compile(r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[
 FW_KEYS = ("SRIOV_EN", "NUM_OF_VFS")
 _FW_LINE_RE = re.compile(r"^\s*\*?\s*(SRIOV_EN|NUM_OF_VFS)\s+(.*?)\s*$")
 _FW_VALUE_RE = re.compile(r"(?:True|False)?\(?(\d+)\)?")
+IFF_UP = 0x1  # the netdev's flags (sysfs ``flags``, hex): administratively up
+LINK_POLL_SECONDS = 0.2
 
 
 class SriovError(RdmaFactsError):
@@ -231,7 +234,8 @@ def pf_commands(sysfs, want, have, steps, changes, ip):
 
     When new VFs get settings, their drivers bind only after the settings: a VF driver takes its MAC address from
     the PF when it binds (``igbvf`` only then; the PF says "Reload the VF driver" otherwise). The PF's
-    ``sriov_drivers_autoprobe`` is 0 while the VFs are made and set, then 1 again, and the VFs are probed.
+    ``sriov_drivers_autoprobe`` is 0 while the VFs are made and set, then 1 again, and the VFs are probed (the runner
+    first waits for the PF's link, which the count write may have reset: :func:`wait_for_link`).
     """
     dev = os.path.join(sysfs, "class", "net", want["netdev"], "device")
     hold = bool(steps and steps[-1] and changes and have.get("autoprobe") == 1)
@@ -242,6 +246,59 @@ def pf_commands(sysfs, want, have, steps, changes, ip):
     if hold:
         commands += [["write", autoprobe, "1"], ["probe", os.path.join(sysfs, "bus", "pci", "drivers_probe"), want["netdev"]]]
     return commands
+
+
+def check_link_timeout(value, param="pf_link_timeout"):
+    """``value`` as whole seconds to wait for a PF's link before its VFs are probed (0: do not wait)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SriovError("Invalid %s: %r; allowed: a whole number of seconds, 0 (do not wait) or more" % (param, value))
+    return value
+
+
+def read_link(sysfs, netdev):
+    """A netdev's link as sysfs shows it: ``{admin_up, carrier, operstate}``.
+
+    ``admin_up``: IFF_UP in ``flags``; ``carrier``: ``carrier`` is 1 (the file cannot be read while the netdev is
+    administratively down); ``operstate``: the ``operstate`` text. A value that cannot be read is None.
+    """
+    base = os.path.join(sysfs, "class", "net", netdev)
+    flags, carrier = _read(os.path.join(base, "flags")), _read(os.path.join(base, "carrier"))
+    try:
+        admin_up = bool(int(flags, 16) & IFF_UP) if flags else None
+    except ValueError:
+        admin_up = None
+    return {"admin_up": admin_up, "carrier": {"1": True, "0": False}.get(carrier),
+            "operstate": _read(os.path.join(base, "operstate"))}
+
+
+def link_is_up(link):
+    """The PF has its link: ``carrier`` 1; ``operstate`` ``up`` only where ``carrier`` cannot be read.
+
+    ``carrier`` is the driver's own state, read as it is now; ``operstate`` follows it later (the kernel's link
+    watch may take a second), so right after a reset it can still say ``up``.
+    """
+    if link["carrier"] is not None:
+        return link["carrier"]
+    return link["operstate"] == "up"
+
+
+def wait_for_link(sysfs, netdev, timeout, clock=None, sleep=None, interval=LINK_POLL_SECONDS):
+    """Wait until ``netdev``'s link is up (:func:`link_is_up`), at most ``timeout`` seconds.
+
+    Writing ``sriov_numvfs`` resets some PFs (``igb``: the link goes and comes back about 2 s later); a VF driver
+    that binds in that gap cannot reach the PF (``igbvf``: "PF still in reset state", a random MAC address, no
+    carrier). Returns ``(up, waited)``: whether the link is up, and the seconds waited.
+    """
+    clock = clock or time.monotonic
+    sleep = sleep or time.sleep
+    start = clock()
+    while True:
+        waited = clock() - start
+        if link_is_up(read_link(sysfs, netdev)):
+            return True, waited
+        if waited >= timeout:
+            return False, waited
+        sleep(min(interval, timeout - waited))
 
 
 def release_commands(commands):

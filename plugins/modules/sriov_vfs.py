@@ -103,6 +103,21 @@ options:
         reboot to take effect either way.
     type: bool
     default: false
+  pf_link_timeout:
+    description:
+      - Seconds to wait, before the VFs held back for their settings are probed (bound to their driver), for the PF's
+        link to be up - its C(carrier) 1 in sysfs (C(operstate) V(up) only where C(carrier) cannot be read, as
+        C(operstate) lags behind a reset). Writing C(sriov_numvfs) resets some PFs (C(igb) - the link goes and comes
+        back about two seconds later), and a VF driver that binds in that gap cannot reach the PF (C(igbvf) - "PF
+        still in reset state", a random MAC address, no carrier).
+      - When the time runs out the VFs are probed all the same (they may still come up with the PF's link), with a
+        warning naming the PF and the seconds waited, and RV(pf_link_waits) says so.
+      - A PF that was administratively down before the change (no C(IFF_UP) in its C(flags)) is not waited for (its
+        link cannot come up until it is brought up) - a warning says its VFs were probed without it.
+      - Nothing is waited for when no VF is probed (VFs that exist and have their driver, check mode). V(0) does not
+        wait. A negative or non-whole number is refused, naming this option.
+    type: int
+    default: 30
   sysfs_path:
     description: The host's sysfs root.
     type: path
@@ -159,13 +174,26 @@ commands:
   description:
     - The commands run (in check mode, that would run), as argument lists; sysfs writes as C([write, PATH, VALUE]).
     - When new VFs get settings, their drivers bind only afterwards (a VF driver such as C(igbvf) takes its MAC address
-      when it binds) - C(sriov_drivers_autoprobe) is 0 meanwhile, and C([probe, DRIVERS_PROBE, PF]) binds the VFs.
+      when it binds) - C(sriov_drivers_autoprobe) is 0 meanwhile, and C([probe, DRIVERS_PROBE, PF]) binds the VFs,
+      after the wait for the PF's link (O(pf_link_timeout)).
   returned: always
   type: list
   elements: list
+pf_link_waits:
+  description: Per probe of a PF's VFs that had VFs without a driver, the wait for the PF's link before it (none in check mode).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    netdev: {description: The PF., type: str}
+    admin_up: {description: The PF was administratively up before the change (V(null) - its flags could not be read)., type: bool}
+    timeout: {description: O(pf_link_timeout)., type: int}
+    waited: {description: Seconds waited (V(0) - not waited for; the PF was down or O(pf_link_timeout=0))., type: float}
+    link_up: {description: The PF's link was up when its VFs were probed., type: bool}
 """
 
 import json
+import time
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -203,8 +231,13 @@ ARGUMENT_SPEC = dict(
         num_vfs=dict(type="int", required=True),
     )),
     firmware_apply=dict(type="bool", default=False),
+    pf_link_timeout=dict(type="int", default=30),
     sysfs_path=dict(type="path", default="/sys"),
 )
+
+# The clock and the sleep of the wait for a PF's link (the unit tests put TEST DOUBLES here: no test sleeps).
+CLOCK = time.monotonic
+SLEEP = time.sleep
 
 
 def _write(path, text):
@@ -216,16 +249,38 @@ def _write(path, text):
         return 1, str(e)
 
 
-def _run(module, sysfs, argv):
-    """``(rc, error)`` of one command of :func:`sr.pf_commands` (or ``mlxconfig``)."""
+def _wait_for_pf(module, sysfs, netdev, admin_up, timeout):
+    """Before the VFs of ``netdev`` are probed: the wait for the PF's link (see pf_link_timeout), as a record."""
+    record = dict(netdev=netdev, admin_up=admin_up, timeout=timeout, waited=0.0, link_up=None)
+    if admin_up is False:
+        module.warn("pfs (%s): the PF was administratively down (no IFF_UP in its flags): its VFs were probed without "
+                    "waiting for its link; a VF driver such as igbvf needs the PF up (it takes a random MAC address "
+                    "otherwise) - bring the PF up in the network configuration" % netdev)
+    elif timeout:
+        up, waited = sr.wait_for_link(sysfs, netdev, timeout, clock=CLOCK, sleep=SLEEP)
+        record.update(waited=round(waited, 1), link_up=up)
+        if not up:
+            module.warn("pfs (%s): the PF's link was not up after %.1f s (pf_link_timeout %d) since its VF count "
+                        "changed; its VFs were probed anyway (they may still come up with the PF's link)"
+                        % (netdev, waited, timeout))
+        return record
+    record["link_up"] = sr.link_is_up(sr.read_link(sysfs, netdev))
+    return record
+
+
+def _run(module, sysfs, argv, before_probe=None):
+    """``(rc, error)`` of one command of :func:`sr.pf_commands` (or ``mlxconfig``); ``before_probe(pf)`` runs before
+    the VFs of a ``probe`` are bound, when some have no driver."""
     if argv[0] == "write":
         return _write(argv[1], argv[2])
     if argv[0] == "probe":
-        for vf in sr.read_pf(sysfs, argv[2])["vfs"]:
-            if vf["driver"] is None:
-                rc, err = _write(argv[1], vf["pci_address"])
-                if rc != 0:
-                    return rc, "%s: %s" % (vf["pci_address"], err)
+        unbound = [vf for vf in sr.read_pf(sysfs, argv[2])["vfs"] if vf["driver"] is None]
+        if unbound and before_probe:
+            before_probe(argv[2])
+        for vf in unbound:
+            rc, err = _write(argv[1], vf["pci_address"])
+            if rc != 0:
+                return rc, "%s: %s" % (vf["pci_address"], err)
         return 0, ""
     rc, dummy, err = module.run_command(argv)
     return rc, err
@@ -245,6 +300,7 @@ def main():
                 raise sr.SriovError("Invalid pfs (%s): numvfs is required when state is present" % pf["netdev"])
         wanted = sr.normalise_pfs(raw)
         firmware = sr.check_firmware(p["firmware"])
+        link_timeout = sr.check_link_timeout(p["pf_link_timeout"])
     except (sr.SriovError, ListOptionError) as e:
         module.fail_json(msg=str(e))
 
@@ -285,16 +341,25 @@ def main():
         module.warn(text)
 
     before = dict((w["netdev"], sr.state_view(have[w["netdev"]], settings[w["netdev"]])) for w in wanted)
+    link_waits = []
     if changed and not module.check_mode:
+        # Whether each PF was administratively up, read before the changes (a PF that was down is not waited for).
+        admin_up = dict((w["netdev"], sr.read_link(sysfs, w["netdev"])["admin_up"]) for w in wanted)
+
+        def before_probe(netdev):
+            link_waits.append(_wait_for_pf(module, sysfs, netdev, admin_up.get(netdev), link_timeout))
+
         done = []
         for argv in commands:
-            rc, err = _run(module, sysfs, argv)
+            rc, err = _run(module, sysfs, argv, before_probe)
             if rc != 0:
                 # VF drivers held back for the settings bind all the same (best effort)
-                released = [a for a in sr.release_commands(commands[len(done) + 1:]) if _run(module, sysfs, a)[0] == 0]
+                released = [a for a in sr.release_commands(commands[len(done) + 1:])
+                            if _run(module, sysfs, a, before_probe)[0] == 0]
                 module.fail_json(msg="%s failed: %s; done before it: %s; not done: %s" % (
                     " ".join(argv), err.strip(), [" ".join(a) for a in done] or "nothing",
-                    [" ".join(a) for a in commands[len(done) + 1:] if a not in released] or "nothing"), commands=commands)
+                    [" ".join(a) for a in commands[len(done) + 1:] if a not in released] or "nothing"), commands=commands,
+                    pf_link_waits=link_waits)
             done.append(argv)
         for fw in fw_results:
             fw["applied"] = bool(fw["changes"] and p["firmware_apply"])
@@ -307,7 +372,8 @@ def main():
             left = sr.plan_pf(w, have[w["netdev"]], settings[w["netdev"]])[1]
             wrong += ["%s vf %d: %s not as asked (the driver may not allow it)" % (w["netdev"], i, sorted(c)) for i, c in left]
         if wrong:
-            module.fail_json(msg="SR-IOV not as wanted after the changes: %s" % "; ".join(wrong), commands=commands)
+            module.fail_json(msg="SR-IOV not as wanted after the changes: %s" % "; ".join(wrong), commands=commands,
+                             pf_link_waits=link_waits)
     after = dict((w["netdev"], sr.state_view(have[w["netdev"]], settings[w["netdev"]])) for w in wanted)
     if changed and module.check_mode:
         for w, steps, changes in plans:
@@ -317,7 +383,7 @@ def main():
             for index, change in changes:
                 view["vfs"][str(index)] = dict(view["vfs"].get(str(index), {}), **change)
 
-    result = dict(changed=changed, commands=commands, firmware=fw_results,
+    result = dict(changed=changed, commands=commands, firmware=fw_results, pf_link_waits=link_waits,
                   reboot_required=any(fw["applied"] for fw in fw_results),
                   pfs=[dict(have[w["netdev"]], settings=dict((str(k), v) for k, v in settings[w["netdev"]].items()))
                        for w in wanted])

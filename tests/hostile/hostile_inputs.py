@@ -525,6 +525,9 @@ SRIOV_FIRMWARE_CASES = [
     ("firmware_apply", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": 4}], "firmware_apply": "perhaps"}),
     ("device", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": 4}, {"device": "0000:3b:00.0", "num_vfs": 8}],
                 "firmware_apply": True}),
+    ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": -1}),
+    ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": "30; reboot"}),
+    ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": NAN}),
 ]
 
 
@@ -805,6 +808,7 @@ ROLE_CASES += [
     ("sriov", "sriov_state", {"sriov_state": "gone"}),
     ("sriov", "sriov_persist", {"sriov_persist": "perhaps"}),
     ("sriov", "sriov_firmware_reboot", {"sriov_firmware_reboot": "perhaps"}),
+    ("sriov", "sriov_pf_link_timeout", {"sriov_pf_link_timeout": "soon"}),
     ("rdma_metrics", "rdma_metrics_textfile_dir", {"rdma_metrics_textfile_dir": "var/lib/node-exporter"}),
     ("rdma_metrics", "rdma_metrics_textfile_dir", {"rdma_metrics_textfile_dir": "/var/lib/node exporter\n"}),
     ("rdma_metrics", "rdma_metrics_interval", {"rdma_metrics_interval": 5}),

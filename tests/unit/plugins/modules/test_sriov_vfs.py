@@ -35,7 +35,20 @@ def make_pf(root, netdev="eth2", pci="0000:00:06.0", totalvfs=7, numvfs=0):
     (root / "class" / "net").mkdir(parents=True, exist_ok=True)
     os.symlink(str(dev / "net" / netdev), str(root / "class" / "net" / netdev))
     os.symlink(str(dev), str(dev / "net" / netdev / "device"))
+    set_link(root, netdev, flags="0x1003", carrier="1", operstate="up")   # up, with its link (the lab's eth2)
     return dev
+
+
+def set_link(root, netdev="eth2", **files):
+    """Write the netdev's flags / carrier / operstate files (None: the file goes, as carrier does on a down netdev)."""
+    for name, text in files.items():
+        path = os.path.join(str(root), "class", "net", netdev, name)
+        if text is None:
+            if os.path.exists(path):
+                os.unlink(path)
+        else:
+            with open(path, "w") as f:
+                f.write(text + "\n")
 
 
 class IpLinkDouble(object):
@@ -140,7 +153,7 @@ def test_create_vfs_with_settings_then_idempotent(run_main, host):
     assert result["pfs"][0]["settings"]["0"] == {"mac": "52:54:00:10:00:01", "trust": True, "spoofchk": False, "link_state": "auto"}
     assert result["diff"]["before"]["pfs"]["eth2"]["numvfs"] == 0 and result["diff"]["after"]["pfs"]["eth2"]["numvfs"] == 2
     ok, again = run(run_main, sysfs, pfs=[PF])
-    assert ok and not again["changed"] and again["commands"] == []
+    assert ok and not again["changed"] and again["commands"] == [] and again["pf_link_waits"] == []
 
 
 def test_check_mode_changes_nothing(run_main, host):
@@ -306,3 +319,124 @@ def test_parse_mlxconfig_query_takes_the_next_boot_column():
     assert sr.parse_mlxconfig_query("Configurations:   Next Boot\n   SRIOV_EN   True(1)\n   NUM_OF_VFS   16\n") == {
         "SRIOV_EN": 1, "NUM_OF_VFS": 16}
     assert sr.firmware_plan({"SRIOV_EN": 1, "NUM_OF_VFS": 8}, 0) == {"SRIOV_EN": 0}
+
+
+class LinkClockDouble(object):
+    """TEST DOUBLE for the clock and the sleep of sriov_vfs's wait for a PF's link (no test sleeps): ``sleep`` moves
+    the clock on; after ``up_after`` sleeps it brings the PF's link back (carrier 1, operstate up), as igb does about
+    2 s after the count write reset it (None: never). It records whether a VF was probed before the link came back."""
+
+    def __init__(self, sysfs, probe, up_after=None):
+        self.sysfs, self.probe, self.up_after = sysfs, probe, up_after
+        self.now, self.sleeps, self.probed_while_down = 1000.0, [], False
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        assert seconds > 0
+        self.sleeps.append(seconds)
+        self.now += seconds
+        self.probed_while_down = self.probed_while_down or os.path.getsize(self.probe) > 0
+        if self.up_after is not None and len(self.sleeps) >= self.up_after:
+            set_link(self.sysfs, carrier="1", operstate="up")
+
+
+@pytest.fixture(name="reset_pf")
+def fixture_reset_pf(host, monkeypatch):
+    """The hold/probe tree, its PF administratively up with its link down (the count write's reset), the clock and
+    sleep of the wait replaced by a LinkClockDouble (its up_after set by the test), warnings recorded."""
+    sysfs, ip, mlx = host
+    dev, probe = hold_probe_tree(sysfs)
+    set_link(sysfs, flags="0x1003", carrier="0", operstate="down")
+    double = LinkClockDouble(sysfs, probe)
+    monkeypatch.setattr(sriov_vfs, "CLOCK", double.clock)
+    monkeypatch.setattr(sriov_vfs, "SLEEP", double.sleep)
+    warnings = []
+    monkeypatch.setattr(basic.AnsibleModule, "warn", lambda self, text: warnings.append(text))
+    return sysfs, probe, double, warnings
+
+
+def test_vfs_are_probed_once_the_pf_link_is_back(run_main, reset_pf):
+    """The lab's fabric_kinds: igb's link came back about 2 s after the count write; igbvf bound in the gap took a
+    random MAC and stayed without carrier. The probe waits for the PF's carrier."""
+    sysfs, probe, double, warnings = reset_pf
+    double.up_after = 3
+    ok, result = run(run_main, sysfs, pfs=[PF])
+    assert ok and result["changed"], result
+    assert len(double.sleeps) == 3 and not double.probed_while_down
+    assert open(probe).read() == "0000:00:11.0"
+    assert result["pf_link_waits"] == [{"netdev": "eth2", "admin_up": True, "timeout": 30, "waited": 0.6, "link_up": True}]
+    assert warnings == []
+
+
+def test_a_stale_operstate_up_does_not_end_the_wait(run_main, reset_pf):
+    """Right after the reset carrier reads 0 while operstate still says up (the kernel's link watch follows later):
+    carrier decides; operstate counts only where carrier cannot be read."""
+    sysfs, probe, double, warnings = reset_pf
+    set_link(sysfs, operstate="up")
+    double.up_after = 2
+    ok, result = run(run_main, sysfs, pfs=[PF])
+    assert ok and len(double.sleeps) == 2 and not double.probed_while_down and result["pf_link_waits"][0]["link_up"]
+    assert sr.link_is_up({"admin_up": True, "carrier": None, "operstate": "up"})
+    assert not sr.link_is_up({"admin_up": True, "carrier": False, "operstate": "up"})
+
+
+def test_a_pf_link_that_never_comes_back_is_waited_for_at_most_the_timeout(run_main, reset_pf):
+    sysfs, probe, double, warnings = reset_pf
+    ok, result = run(run_main, sysfs, pfs=[PF], pf_link_timeout=2)
+    assert ok and result["changed"], result
+    assert abs(sum(double.sleeps) - 2) < 1e-9 and not double.probed_while_down
+    # probed all the same (the VFs may still come up with the PF's link), said in a warning and in the result
+    assert open(probe).read() == "0000:00:11.0"
+    assert result["pf_link_waits"] == [{"netdev": "eth2", "admin_up": True, "timeout": 2, "waited": 2.0, "link_up": False}]
+    assert len(warnings) == 1 and warnings[0].startswith("pfs (eth2): the PF's link was not up after 2.0 s (pf_link_timeout 2)")
+    assert "probed anyway" in warnings[0]
+
+
+def test_a_pf_that_is_administratively_down_is_not_waited_for(run_main, reset_pf):
+    sysfs, probe, double, warnings = reset_pf
+    set_link(sysfs, flags="0x1002", carrier=None, operstate="down")   # no IFF_UP: the kernel offers no carrier file
+    ok, result = run(run_main, sysfs, pfs=[PF])
+    assert ok and result["changed"] and double.sleeps == [] and open(probe).read() == "0000:00:11.0"
+    assert result["pf_link_waits"] == [{"netdev": "eth2", "admin_up": False, "timeout": 30, "waited": 0.0, "link_up": False}]
+    assert len(warnings) == 1 and "pfs (eth2): the PF was administratively down (no IFF_UP" in warnings[0]
+
+
+def test_no_wait_with_timeout_0_in_check_mode_or_without_a_probe(run_main, reset_pf):
+    sysfs, probe, double, warnings = reset_pf
+    ok, result = run(run_main, sysfs, pfs=[PF], _ansible_check_mode=True)
+    assert ok and result["changed"] and result["pf_link_waits"] == [] and os.path.getsize(probe) == 0
+    ok, result = run(run_main, sysfs, pfs=[{"netdev": "eth2", "numvfs": 3}])   # no settings: nothing held back
+    assert ok and result["changed"] and result["pf_link_waits"] == [] and os.path.getsize(probe) == 0
+    ok, result = run(run_main, sysfs, pfs=[PF], pf_link_timeout=0)
+    assert ok and open(probe).read() == "0000:00:11.0"
+    assert result["pf_link_waits"] == [{"netdev": "eth2", "admin_up": True, "timeout": 0, "waited": 0.0, "link_up": False}]
+    assert double.sleeps == [] and warnings == []
+
+
+@pytest.mark.parametrize("value, needle", [
+    (-1, "Invalid pf_link_timeout: -1; allowed: a whole number of seconds, 0 (do not wait) or more"),
+    ("soon", "argument 'pf_link_timeout' is of type"),
+    (1.5, "argument 'pf_link_timeout' is of type"),
+])
+def test_bad_pf_link_timeout_fails_before_anything(run_main, host, value, needle):
+    sysfs, ip, mlx = host
+    ok, result = run(run_main, sysfs, pfs=[PF], pf_link_timeout=value)
+    assert not ok and needle in result["msg"], result["msg"]
+    assert all(c[1:3] != ["link", "set"] for c in ip.calls)
+    assert open(os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")).read().strip() == "0"
+
+
+def test_read_link_and_check_link_timeout(tmp_path):
+    root = tmp_path / "sys"
+    make_pf(root)
+    assert sr.read_link(str(root), "eth2") == {"admin_up": True, "carrier": True, "operstate": "up"}
+    set_link(root, flags="0x1002", carrier=None, operstate="down")
+    assert sr.read_link(str(root), "eth2") == {"admin_up": False, "carrier": None, "operstate": "down"}
+    assert sr.read_link(str(root), "nosuch0") == {"admin_up": None, "carrier": None, "operstate": None}
+    assert sr.check_link_timeout(0) == 0
+    for bad in (True, -5, "30", 2.5):
+        with pytest.raises(sr.SriovError) as err:
+            sr.check_link_timeout(bad, param="sriov_pf_link_timeout")
+        assert "Invalid sriov_pf_link_timeout" in str(err.value)
