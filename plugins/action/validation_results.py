@@ -16,15 +16,23 @@ from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import Cont
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
 
 
-def collect(plan, records, check_mode=False):
-    """``(results, summary)`` of a plan; ``records``: ``{host: {run id: record}}`` (see fabric_validate.collect_results)."""
+def collect(plan, records, check_mode=False, extra=None):
+    """``(results, summary)`` of a plan; ``records``: ``{host: {run id: record}}`` (see fabric_validate.collect_results).
+
+    ``extra``: results of later stages (the workload's), after the pair tests, in the summary too.
+    """
     if not isinstance(plan.get("runs"), list) or not isinstance(plan.get("results"), list):
         raise fv.ValidateError("plan: must be the plan returned by rdma.fabric.validation_plan (runs, results)")
+    bad = [i for i, e in enumerate(extra or []) if not isinstance(e, dict) or not isinstance(e.get("test"), str)
+           or e.get("passed") not in (True, False, None)]
+    if bad:
+        raise fv.ValidateError("extra: entry %d is not a result (a dict with a 'test' name and 'passed' true, false "
+                               "or null)" % bad[0])
     if check_mode:
         runs = [e for run in plan["runs"] for e in fv.run_result(run, check_mode=True)]
     else:
         runs = fv.collect_results(plan, records)
-    results = list(plan["results"]) + runs
+    results = list(plan["results"]) + runs + list(extra or [])
     return results, fv.summarize(results)
 
 
@@ -53,7 +61,7 @@ class ActionModule(ControllerAction):
             hosts = list(dict.fromkeys(hosts))
             read = read_hosts(task_vars, hosts, data=(args["record_var"],))
             records = dict((h, read[h]["vars"].get(args["record_var"]) or {}) for h in hosts)
-        results, summary = collect(plan, records, check_mode=check_mode)
+        results, summary = collect(plan, records, check_mode=check_mode, extra=args["extra"])
         path = os.path.join(args["dest"], "validation.json") if args["dest"] else None
         if args["dest"] and not check_mode:
             path = write_json(args["dest"], summary, results)

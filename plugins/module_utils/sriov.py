@@ -44,7 +44,7 @@ MAC_RE = re.compile(r"[0-9a-f]{2}(?::[0-9a-f]{2}){5}")
 # An mlxconfig device: a PCI address or an mst device path.
 FW_DEVICE_RE = re.compile(r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|/dev/mst/[A-Za-z0-9_.]+")
 FW_KEYS = ("SRIOV_EN", "NUM_OF_VFS")
-_FW_LINE_RE = re.compile(r"^\s*\*?\s*(SRIOV_EN|NUM_OF_VFS)\s+(.*?)\s*$")
+_FW_LINE_RE = re.compile(r"\s*\*?\s*(SRIOV_EN|NUM_OF_VFS)\s+(.*?)\s*")
 _FW_VALUE_RE = re.compile(r"(?:True|False)?\(?(\d+)\)?")
 IFF_UP = 0x1  # the netdev's flags (sysfs ``flags``, hex): administratively up
 LINK_POLL_SECONDS = 0.2
@@ -353,7 +353,7 @@ def parse_mlxconfig_query(text):
     (``Next Boot``, what the firmware will use after a reboot). Keys it does not show are left out."""
     out = {}
     for line in (text or "").splitlines():
-        m = _FW_LINE_RE.match(line)
+        m = _FW_LINE_RE.fullmatch(line)
         if not m:
             continue
         last = m.group(2).split()[-1] if m.group(2).split() else ""

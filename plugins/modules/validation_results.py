@@ -45,6 +45,15 @@ options:
     description: Folder to write C(validation.json) into (created, mode C(0755)); empty writes nothing.
     type: path
     default: ""
+  extra:
+    description:
+      - Results of a later stage, already judged (the workload stage of C(rdma.fabric.rdma_validate):
+        C(mpi_allreduce), C(ucx_tag_lat), C(ucx_tag_bw), C(nccl_allreduce)), kept after the pair tests in O(dest)'s
+        file, in RV(results) and in RV(summary).
+      - Each a dict with a C(test) name and C(passed) (true, false or null for not run).
+    type: list
+    elements: dict
+    default: []
 seealso:
   - module: rdma.fabric.validation_plan
   - plugin: rdma.fabric.validate_result
@@ -62,7 +71,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 results:
-  description: One entry per test per pair (C(test), C(hosts), C(devices), C(bandwidth_gbps), C(latency_us), C(passed), C(message), ...).
+  description: One entry per test per pair, then the O(extra) entries (C(test), C(hosts), C(devices), C(bandwidth_gbps), C(latency_us), C(passed), C(message), ...).
   returned: always
   type: list
   elements: dict
@@ -82,6 +91,7 @@ ARGUMENT_SPEC = dict(
     plan=dict(type="dict", required=True),
     record_var=dict(type="str", default="__rdma_validate_done"),
     dest=dict(type="path", default=""),
+    extra=dict(type="list", elements="dict", default=[]),
 )
 
 

@@ -53,8 +53,11 @@ _EP_CFG_RE = re.compile(r"ep_cfg\[(\d+)\]:\s*(.*)")
 _UCX_HOST_RE = re.compile(r"\[\d+\.\d+\]\s+\[([^:\]\s]+):(\d+)")
 _LANE_RE = re.compile(r"(\w+)\(([^)]*)\)")
 _RANK_RE = re.compile(r"^\[1,(\d+)\]<(?:stdout|stderr)>:")
-_PERF_ROW_RE = re.compile(r"^\s*(?:Final:|\S+)?\s*((?:[-+]?\d+(?:\.\d+)?\s+){7}[-+]?\d+(?:\.\d+)?)\s*$")
-_NCCL_ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+(.*)$")
+_PERF_ROW_RE = re.compile(r"\s*(?:Final:|\S+)?\s*((?:[-+]?\d+(?:\.\d+)?\s+){7}[-+]?\d+(?:\.\d+)?)\s*")
+# a UCX log line: "[1732640000.123456] [host:1234:0]  file.c:123  UCX  INFO ..."
+_UCX_LOG_RE = re.compile(r"\s*\[\d+\.\d+\]\s+\[[^\]]*\]")
+OUTPUT_LINES = 12
+_NCCL_ROW_RE = re.compile(r"\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+(.*)")
 
 
 class WorkloadError(ValueError):
@@ -269,7 +272,7 @@ def parse_ucx_perftest(text):
     """The final row of ``ucx_perftest -f``: iterations, latency (usec) and bandwidth (MB/s = MiB/s)."""
     row = None
     for line in (text or "").splitlines():
-        match = _PERF_ROW_RE.match(line)
+        match = _PERF_ROW_RE.fullmatch(line)
         if match and "ep_cfg" not in line:
             row = [float(v) for v in match.group(1).split()]
     if row is None:
@@ -286,7 +289,7 @@ def parse_nccl_tests(text):
         dummy, line = _strip_tag(line)
         if line.lstrip().startswith("#"):
             continue
-        match = _NCCL_ROW_RE.match(line)
+        match = _NCCL_ROW_RE.fullmatch(line)
         if not match:
             continue
         fields = match.group(6).split()
@@ -448,8 +451,14 @@ def perftest_result(run, server_start=None, client=None, server=None, check_mode
     if client.get("rc") != 0:
         tail = [ln for ln in text.splitlines() if ln.strip()][-3:]
         problems.append("ucx_perftest exited with rc %s%s" % (client.get("rc"), (": " + " | ".join(tail)) if tail else ""))
+    # the tool's own rows (UCX's log lines left out), kept with the figures read from them
+    entry["output"] = [ln.rstrip() for ln in text.splitlines() if ln.strip() and "ep_cfg" not in ln
+                       and not _UCX_LOG_RE.match(ln)][-OUTPUT_LINES:]
     if parsed is None:
         problems.append("no result row in the output")
+    elif parsed["iterations"] != run["iterations"]:
+        problems.append("the result row counts %d iterations, %d were asked for (a row this parser misread?)" % (
+            parsed["iterations"], run["iterations"]))
     else:
         entry["result"] = parsed
         if run["test"] == "ucx_tag_lat":

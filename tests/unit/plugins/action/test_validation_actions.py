@@ -91,3 +91,21 @@ def test_collect_and_write(tmp_path):
     assert path.endswith("reports/validation.json") and data["validation"] == results and data["summary"] == summary
     with pytest.raises(fv.ValidateError, match="plan: must be the plan returned by rdma.fabric.validation_plan"):
         collect({"runs": None}, {})
+
+
+def test_extra_results_follow_the_pair_tests_in_the_summary_and_the_file(tmp_path):
+    plan = make_plan(args(tests=["ib_write_bw"]), values())["plan"]
+    run_id = plan["runs"][0]["id"]
+    client = {"results": [{"test": "ib_write_bw", "passed": True, "bandwidth_gbps": 0.05, "message": "ok"}]}
+    records = {"lab1": {run_id: {"server_start": {"ansible_job_id": "1"}, "server": {"finished": 1}}},
+               "lab2": {run_id: {"client": client}}}
+    workload = [{"test": "mpi_allreduce", "passed": True, "message": "ok"},
+                {"test": "ucx_tag_lat", "passed": False, "message": "ucx_tag_lat failed: no result row in the output"}]
+    results, summary = collect(plan, records, extra=workload)
+    assert [r["test"] for r in results] == ["precheck", "ib_write_bw", "mpi_allreduce", "ucx_tag_lat"]
+    assert summary["failed"] == 1 and summary["ok"] is False and summary["by_test"]["mpi_allreduce"]["passed"] == 1
+    write_json(str(tmp_path), summary, results)
+    assert json.loads((tmp_path / "validation.json").read_text())["validation"][2:] == workload
+    for bad in ([{"passed": True}], [{"test": "x", "passed": "yes"}], ["mpi_allreduce"]):
+        with pytest.raises(fv.ValidateError, match=r"extra: entry 0 is not a result \(a dict with a 'test' name"):
+            collect(plan, records, extra=bad)
