@@ -53,7 +53,7 @@ _EP_CFG_RE = re.compile(r"ep_cfg\[(\d+)\]:\s*(.*)")
 _UCX_HOST_RE = re.compile(r"\[\d+\.\d+\]\s+\[([^:\]\s]+):(\d+)")
 _LANE_RE = re.compile(r"(\w+)\(([^)]*)\)")
 _RANK_RE = re.compile(r"^\[1,(\d+)\]<(?:stdout|stderr)>:")
-_PERF_ROW_RE = re.compile(r"\s*(?:Final:|\S+)?\s*((?:[-+]?\d+(?:\.\d+)?\s+){7}[-+]?\d+(?:\.\d+)?)\s*")
+_NUMBER_RE = re.compile(r"[-+]?\d+(?:\.\d+)?")
 # a UCX log line: "[1732640000.123456] [host:1234:0]  file.c:123  UCX  INFO ..."
 _UCX_LOG_RE = re.compile(r"\s*\[\d+\.\d+\]\s+\[[^\]]*\]")
 OUTPUT_LINES = 12
@@ -269,12 +269,21 @@ def check_transports(configs, device, port):
 
 
 def parse_ucx_perftest(text):
-    """The final row of ``ucx_perftest -f``: iterations, latency (usec) and bandwidth (MB/s = MiB/s)."""
+    """The last result row of ``ucx_perftest -f``: iterations, latency (usec) and bandwidth (MB/s = MiB/s).
+
+    A row is eight numbers, after an optional label that is not a number (``Final:``, ``[thread 0]``; UCX 1.13
+    prints none): read as tokens, so that no pattern can split the iteration count between label and figures.
+    """
     row = None
     for line in (text or "").splitlines():
-        match = _PERF_ROW_RE.fullmatch(line)
-        if match and "ep_cfg" not in line:
-            row = [float(v) for v in match.group(1).split()]
+        if "ep_cfg" in line:
+            continue
+        tokens = line.split()
+        if len(tokens) < 8 or any(not _NUMBER_RE.fullmatch(t) for t in tokens[-8:]):
+            continue
+        if any(_NUMBER_RE.fullmatch(t) for t in tokens[:-8]):
+            continue
+        row = [float(v) for v in tokens[-8:]]
     if row is None:
         return None
     return {"iterations": int(row[0]), "latency_percentile_us": row[1], "latency_avg_us": row[2],

@@ -208,3 +208,29 @@ def test_nccl_tests_rows_test_double():
     entry = wl.nccl_result(p, _run(text))
     assert entry["passed"] is True and entry["bandwidth_gbps"] == 81.36
     assert wl.nccl_result(p, _run(text.replace("10.17      0", "10.17      3")))["passed"] is False
+
+
+def test_ucx_perftest_rows_captured_on_the_lab():
+    """ucx_perftest -f rows of UCX 1.13 (no label before the figures): CAPTURED on the lab (fixtures/workload)."""
+    lat = wl.parse_ucx_perftest(captured("ucx_tag_lat.txt"))
+    assert lat["iterations"] == 100 and lat["latency_percentile_us"] == 21996.0 and lat["latency_us"] == 22091.175
+    bw = wl.parse_ucx_perftest(captured("ucx_tag_bw.txt"))
+    assert bw["iterations"] == 100 and bw["bandwidth_mbs"] == 11.07 and bw["msg_rate"] == 177.0
+    assert bw["bandwidth_gbps"] == round(11.07 * 1024 * 1024 * 8 / 1e9, 6)
+    # a label that is not a number is allowed; a ninth number or a short row is not a result row
+    assert wl.parse_ucx_perftest("Final:  100 1 2 3 4 5 6 7")["iterations"] == 100
+    assert wl.parse_ucx_perftest("[thread 0]  100 1 2 3 4 5 6 7")["iterations"] == 100
+    assert wl.parse_ucx_perftest("9 100 1 2 3 4 5 6 7") is None and wl.parse_ucx_perftest("100 1 2 3") is None
+
+
+def test_perftest_result_from_the_captured_rows_and_a_misread_count():
+    p = lab_plan(allow_run_as_root=True)
+    lat = p["perftests"][0]
+    ep = ("[1732640000.123456] [lab2:4242:0]     ucp_worker.c:1888 UCX  INFO  ep_cfg[1]: tag(rc_verbs/rxe0:1);\n")
+    client = {"rc": 0, "stdout": ep + captured("ucx_tag_lat.txt"), "stderr": "", "delta": "0:00:03.500000"}
+    entry = wl.perftest_result(dict(lat, iterations=100), client=client, server={"finished": 1, "rc": 0})
+    assert entry["passed"] is True and entry["latency_us"] == 22091.175 and entry["result"]["iterations"] == 100
+    assert entry["output"][-1].split()[0] == "100" and not any("ep_cfg" in ln for ln in entry["output"])
+    wrong = wl.perftest_result(dict(lat, iterations=1000), client=client, server={"finished": 1, "rc": 0})
+    assert wrong["passed"] is False
+    assert "the result row counts 100 iterations, 1000 were asked for" in wrong["message"]
