@@ -146,8 +146,10 @@ requirements:
   - C(modprobe) (kmod) when a module has to be loaded or unloaded.
   - Root for changes and for reading ACS state.
 notes:
-  - No GPU machine was available to the authors; the topology and ACS logic is tested on derived PCI trees
-    (see tests/unit/fixtures/pci) and the no-GPU path on the project's Debian 12 VM lab.
+  - The topology and ACS logic is tested on derived PCI trees (see tests/unit/fixtures/pci) and the no-GPU path on
+    the project's Debian 12 VM lab. The facts, check mode and the removal ran on one real NVIDIA H200 host (open
+    driver 580, DMA-BUF, no RDMA NIC, no ACS bridge; tests/unit/fixtures/device_h200); never yet on a host with a
+    GPU and an RDMA NIC under one PCIe switch.
 seealso:
   - name: nvidia-smi topo -m and NCCL topology
     description: NCCL troubleshooting, PCI Access Control Services.
