@@ -24,8 +24,14 @@ description:
     GPUDirect readiness with reasons and the GPU-NIC topology matrix; unreachable hosts and other problems are marked.
   - "The HTML is one file with inline CSS and SVG, no scripts and no external resources. Up to 40 hosts it shows
     every host in full; above, it summarises: counts, every host in one table (failing hosts first), node pools,
-    the host-pair matrix as a heatmap, the failed tests, and details only for the hosts with problems, collapsed.
+    the host-pair heatmaps, the failed tests, and details only for the hosts with problems, collapsed.
     The Markdown does the same without collapsing; the JSON always holds everything."
+  - "The HTML draws the host-pair matrix of the tests (passed, failed, not run) and heatmaps of the bandwidth (Gb/s)
+    and latency (us) measured per host pair, each with its colour scale and a tooltip per cell; above about 120 hosts
+    consecutive hosts share a row and column and a cell shows its worst pair. With the results of the
+    C(rdma.fabric.rdma_validate) workload stage it adds a Workload section: allreduce bus bandwidth against message
+    size (MPI, and NCCL where it ran), the figures per message size and those of C(ucx_perftest) (the Markdown has
+    them as tables). Each GPU host's GPU-NIC topology matrix is drawn coloured like C(nvidia-smi topo -m)."
   - The report is built in one pass (validation entries indexed by host once). Files are written atomically, only
     when their content differs. The task returns a summary, never the report itself.
 author:

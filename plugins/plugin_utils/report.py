@@ -15,14 +15,22 @@ a task failed on it earlier in the run, so its later stages did not run -
 or ``unreachable``): top-level ``hosts`` keyed by host, ``validation`` (the
 list), ``summary``, ``problems`` and, when node pools are given, ``pools``.
 Problems are plain sentences naming the host and port. The renderers are pure
-functions of that data; the HTML is a single file with inline CSS and SVG and
-no scripts or external resources.
+functions of that data; the HTML is a single file with inline CSS and SVG
+(plugins/plugin_utils/report_svg.py) and no scripts or external resources.
+
+What the HTML draws: the host-pair matrix of the tests (pass/fail) and, from the
+same blocks of hosts (:func:`pair_matrix`), heatmaps of the bandwidth and the
+latency measured per pair (each cell its worst pair); with the rdma_validate
+workload's results a "Workload" section (allreduce bus bandwidth against message
+size, one line per run, MPI's and NCCL's; the figures per size; ucx_perftest's
+figures), which the Markdown has as tables; and each GPU host's GPU-NIC matrix
+coloured like ``nvidia-smi topo -m``.
 
 Built in one pass: the validation entries are indexed by host once, each host
 view reads its own entries. The renderings stay readable at a thousand hosts:
 up to ``DETAIL_HOSTS`` hosts every host is shown in full; above, the HTML and
 Markdown summarise (counts, node pools, every host in one table with failing
-hosts first, the host-pair matrix as an SVG heatmap, failed tests) and show
+hosts first, the host-pair heatmaps, failed tests) and show
 details only for hosts with problems (HTML: collapsed), while the JSON keeps
 everything. :func:`host_inputs` turns what the report playbook collected (each
 host's facts, registered results, the controller-side reads of hosts that
@@ -47,14 +55,20 @@ except ImportError:  # pragma: no cover - Python 2 has no html module
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION, natural_key
 from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fabric_plan
+from ansible_collections.rdma.fabric.plugins.plugin_utils import report_svg as rs
+from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl
 
-RELATIONS = ("X", "PIX", "PXB", "PHB", "NODE", "SYS")
 # Up to this many hosts the renderings show every host in full; above, they summarise.
 DETAIL_HOSTS = 40
 # How many problems, failed tests and host lines the summarised renderings list.
 LISTED = 100
 # Status order: failing hosts first.
 STATUS_ORDER = ("unreachable", "failed", "problems", "ok")
+# The per-pair figures the host-pair heatmaps show: entry key, name, unit, whether more is better. A cell of
+# several pairs (or tests) shows its worst figure: the least bandwidth, the most latency.
+PAIR_FIGURES = (("bandwidth_gbps", "Bandwidth", "Gb/s", True), ("latency_us", "Latency", "us", False))
+# The workload's allreduce runs as the report names them.
+RUN_NAMES = {wl.MPI_ALLREDUCE: "MPI allreduce", wl.NCCL_ALLREDUCE: "NCCL allreduce"}
 
 
 # --------------------------------------------------------------------------
@@ -548,13 +562,19 @@ def summary_lines(report, path=None):
     return lines
 
 
+def _figure(value):
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+
+
 def pair_matrix(report, max_cells=120):
     """The host-pair matrix of the validation, aggregated into blocks of consecutive hosts when large.
 
-    Returns ``{"hosts": [...] (natural order), "block": hosts per block, "cells": {(row, col): counts}}``
-    where a row is a server's block and a column a client's, and counts is
-    ``{"passed", "failed", "not_run", "pairs": [(server, client)]}`` (pairs listed only for single-host
-    blocks). Pre-checks count as tests (a failed pre-check is a failed pair).
+    Returns ``{"hosts": [...] (natural order), "block": hosts per block, "cells": {(row, col): cell}}``
+    where a row is a server's block and a column a client's, and a cell is
+    ``{"passed", "failed", "not_run", "figures": {key: {"value", "test", "server", "client", "count"}}}``:
+    the counts of its tests (pre-checks count: a failed pre-check is a failed pair) and, per
+    :data:`PAIR_FIGURES` key that its pair tests measured, the worst figure, the test and pair that gave it
+    and how many were measured. The workload's allreduce runs span every host: their figures are not a pair's.
     """
     names = sorted(set(report["hosts"]) | set(h for r in report["validation"] for h in (r.get("hosts") or [])
                                               if h is not None), key=natural_key)
@@ -566,11 +586,57 @@ def pair_matrix(report, max_cells=120):
         if srv not in index or cli not in index:
             continue
         key = (index[srv] // block, index[cli] // block)
-        cell = cells.setdefault(key, {"passed": 0, "failed": 0, "not_run": 0, "pairs": set()})
+        cell = cells.setdefault(key, {"passed": 0, "failed": 0, "not_run": 0, "figures": {}})
         cell["passed" if r.get("passed") is True else "not_run" if r.get("passed") is None else "failed"] += 1
-        if block == 1:
-            cell["pairs"].add((srv, cli))
+        if r.get("test") in wl.ALLREDUCE_TESTS:
+            continue
+        for name, dummy, dummy_unit, more_is_better in PAIR_FIGURES:
+            value = _figure(r.get(name))
+            if value is None:
+                continue
+            fig = cell["figures"].get(name)
+            if fig is None or (value < fig["value"] if more_is_better else value > fig["value"]):
+                cell["figures"][name] = {"value": value, "test": r.get("test"), "server": srv, "client": cli,
+                                         "count": fig["count"] if fig else 0}
+            cell["figures"][name]["count"] += 1
     return {"hosts": names, "block": block, "cells": cells}
+
+
+def workload_results(validation):
+    """The workload stage's entries: ``(runs, perftests)``, the allreduce runs (MPI, NCCL) and ucx_perftest's."""
+    runs = [r for r in validation if r.get("test") in wl.ALLREDUCE_TESTS]
+    return runs, [r for r in validation if r.get("test") in wl.PERFTEST_TESTS]
+
+
+def run_label(r):
+    """An allreduce run as the report names it: ``MPI allreduce, 2 hosts``."""
+    return "%s, %d hosts" % (RUN_NAMES.get(r.get("test"), r.get("test")), len(r.get("hosts") or []))
+
+
+def size_rows(runs):
+    """The allreduce figures per run and message size: ``[label, bytes, time us, algbw, busbw, correct]`` (text)."""
+    rows = []
+    for r in runs:
+        for row in r.get("sizes") or []:
+            if isinstance(row, dict):
+                rows.append([run_label(r), _num(row.get("bytes"), "%d"), _num(row.get("time_us"), "%.1f"),
+                             _num(row.get("algbw_gbps"), "%.4g"), _num(row.get("busbw_gbps"), "%.4g"),
+                             {True: "yes", False: "NO"}.get(row.get("correct"), "-")])
+    return rows
+
+
+_SIZE_HEADERS = ["Run", "Bytes", "Time us", "Algorithm bandwidth Gb/s", "Bus bandwidth Gb/s", "Correct"]
+_PERF_HEADERS = ["Test", "Server -> client", "Devices", "Latency us", "Bandwidth Gb/s", "Result"]
+
+
+def _perftests_shown(perftests, large):
+    """ucx_perftest's entries to list: all, or above DETAIL_HOSTS hosts the ones that did not pass (first LISTED)."""
+    return [r for r in perftests if not large or r.get("passed") is not True][:LISTED if large else None]
+
+
+def _perf_row(r):
+    return [r.get("test"), _pair(r), _devices_text(r), _num(r.get("latency_us"), "%.2f"),
+            _num(r.get("bandwidth_gbps"), "%.4g"), _verdict(r.get("passed"))]
 
 
 # --------------------------------------------------------------------------
@@ -715,7 +781,28 @@ def render_markdown(report):
     else:
         out.append("No validation results.")
     out.append("")
+    runs, perftests = workload_results(report["validation"])
+    if runs or perftests:
+        out += _md_workload(runs, perftests, large)
     return "\n".join(out)
+
+
+def _md_workload(runs, perftests, large):
+    """The workload's figures in text: each run's verdict, its figures per message size, ucx_perftest's."""
+    out = ["## Workload", ""]
+    for r in runs:
+        out.append("- %s: %s%s" % (_md(run_label(r)), "PASS" if r.get("passed") is True else "**%s**" % _verdict(r.get("passed")),
+                                   "" if r.get("passed") is True else " - " + _md(r.get("message"))))
+    if runs:
+        out.append("")
+    rows = size_rows(runs)
+    if rows:
+        out += ["Allreduce figures per message size:", ""] + _md_table(_SIZE_HEADERS, rows) + [""]
+    shown = _perftests_shown(perftests, large)
+    if shown:
+        out += ["ucx_perftest%s:" % (" (the ones that did not pass; all in fabric-report.json)" if large else ""), ""]
+        out += _md_table(_PERF_HEADERS, [_perf_row(r) for r in shown]) + [""]
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -751,8 +838,6 @@ td.bad,tr.bad td{background:#ffe3e3}td.good{background:#e6f6ea}td.num{text-align
 .problems-box h2{color:#9d0208}.problems-box li{margin:2px 0}
 ul.reasons{margin:4px 0 8px 18px;padding:0}
 .muted{color:#6c757d}
-.rel-X{background:#e9ecef}.rel-PIX{background:#b7e4c7}.rel-PXB{background:#d8f3dc}
-.rel-PHB{background:#fff3bf}.rel-NODE{background:#ffd8a8}.rel-SYS{background:#ffc9c9}
 .legend span{display:inline-block;padding:0 6px;margin-right:4px;border-radius:3px;font-size:12px}
 footer{color:#6c757d;font-size:12px;padding:0 28px 24px}
 div.summary{background:#fff;border-radius:8px;padding:14px 18px;margin-bottom:16px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
@@ -794,7 +879,7 @@ def _html_ports(h):
             % "".join(rows))
 
 
-def _html_gpudirect(gd):
+def _html_gpudirect(name, gd):
     if gd is None:
         return '<h3>GPUDirect RDMA</h3><p class="muted">No GPUDirect data.</p>'
     if not gd["gpu_count"]:
@@ -813,29 +898,21 @@ def _html_gpudirect(gd):
     if gd["warnings"]:
         out.append('<ul class="reasons muted">%s</ul>' % "".join("<li>warning: %s</li>" % _h(r) for r in gd["warnings"]))
     if gd["matrix"]:
-        cols = _matrix_columns(gd["matrix"])
-        rows = []
-        for gpu in sorted(gd["matrix"]):
-            rel = gd["matrix"][gpu] if isinstance(gd["matrix"][gpu], dict) else {}
-            cells = "".join('<td class="rel-%s">%s</td>' % (_h(rel.get(c, "")), _h(rel.get(c))) for c in cols)
-            near = gd["nearest_nic"].get(gpu) if gd["nearest_nic"] else None
-            rows.append("<tr><th>%s</th>%s<td>%s</td></tr>" % (_h(gpu), cells, _h(near)))
-        out.append("<table><tr><th>GPU \\ NIC</th>%s<th>Nearest NIC</th></tr>%s</table>" % (
-            "".join("<th>%s</th>" % _h(c) for c in cols), "".join(rows)))
-        legend = " ".join('<span class="rel-%s">%s</span>' % (r, r) for r in RELATIONS[1:])
-        out.append('<p class="legend muted">%s - PIX: same PCIe switch, PXB: several switches, PHB: host bridge, '
-                   'NODE: same NUMA node, SYS: across NUMA nodes</p>' % legend)
+        out.append('<div class="matrix topology">%s</div>' % rs.gpu_topology_chart(name, gd["matrix"], gd["nearest_nic"]))
     return "".join(out)
+
+
+def _verdict_badge(verdict):
+    return _badge({"PASS": "pass", "FAIL": "fail"}.get(verdict, "notrun"), verdict)
 
 
 def _html_test_row(r):
     verdict = _verdict(r.get("passed"))
-    cls = {"PASS": "pass", "FAIL": "fail"}.get(verdict, "notrun")
     return ('<tr class="%s"><td>%s</td><td>%s</td><td>%s</td><td class="num">%s</td><td class="num">%s</td>'
             "<td>%s</td><td>%s</td><td>%s</td></tr>" % (
                 "bad" if verdict == "FAIL" else "", _h(r.get("test")), _h(_pair(r)), _h(_devices_text(r)),
                 _h(_num(r.get("bandwidth_gbps"))), _h(_num(r.get("latency_us"), "%.2f")), _h(_threshold_text(r)),
-                _badge(cls, verdict), _h(r.get("message"))))
+                _verdict_badge(verdict), _h(r.get("message"))))
 
 
 def _html_validation(results, large=False):
@@ -854,57 +931,89 @@ def _html_validation(results, large=False):
             % "".join(_html_test_row(r) for r in results))
 
 
+def _html_workload(runs, perftests, large):
+    """The Workload section: allreduce bus bandwidth against message size (one line per run), the figures per
+    size, ucx_perftest's figures per pair."""
+    parts = ['<section id="workload"><h2>Workload</h2>']
+    for r in runs:
+        verdict = _verdict(r.get("passed"))
+        parts.append("<p>%s %s%s</p>" % (_h(run_label(r)), _verdict_badge(verdict),
+                                         "" if verdict == "PASS" else ' <span class="muted">%s</span>' % _h(r.get("message"))))
+    charted = [(run_label(r), r["sizes"]) for r in runs if r.get("sizes")]
+    if charted:
+        parts.append('<div class="matrix">%s</div>' % rs.allreduce_chart(charted))
+    rows = size_rows(runs)
+    if rows:
+        parts.append("<table><tr>%s</tr>%s</table>" % ("".join("<th>%s</th>" % _h(c) for c in _SIZE_HEADERS), "".join(
+            "<tr><td>%s</td>%s<td%s>%s</td></tr>" % (_h(row[0]), "".join('<td class="num">%s</td>' % _h(c) for c in row[1:5]),
+                                                     ' class="bad"' if row[5] == "NO" else "", _h(row[5])) for row in rows)))
+    shown = _perftests_shown(perftests, large)
+    if shown:
+        parts.append("<h3>ucx_perftest</h3>%s<table><tr>%s</tr>%s</table>" % (
+            '<p class="muted">The ones that did not pass (first %d); every pair in fabric-report.json and in the '
+            "host-pair heatmaps.</p>" % LISTED if large else "",
+            "".join("<th>%s</th>" % _h(c) for c in _PERF_HEADERS), "".join(
+                '<tr class="%s"><td>%s</td><td>%s</td><td>%s</td><td class="num">%s</td><td class="num">%s</td><td>%s</td></tr>' % (
+                    "bad" if row[5] == "FAIL" else "", _h(row[0]), _h(row[1]), _h(row[2]), _h(row[3]), _h(row[4]),
+                    _verdict_badge(row[5]))
+                for row in (_perf_row(r) for r in shown))))
+    parts.append("</section>")
+    return "".join(parts)
+
+
 _CELL_COLOURS = (("failed", "#d62828"), ("not_run", "#adb5bd"), ("passed", "#2a9d8f"))
 
 
-def heatmap_svg(report, size=720):
+def heatmap_svg(report, size=720, matrix=None):
     """The host-pair matrix as an inline SVG: a row per server, a column per client, a cell per tested pair.
 
     Green: every test of the pair passed; red: a test (or the pre-check) failed; grey: not run.
     Above ~120 hosts, consecutive hosts (in natural name order) share a row/column block and a cell
     shows the worst of its pairs; every cell has a tooltip with its hosts and counts.
+    ``matrix``: :func:`pair_matrix`'s result when the caller has it.
     """
-    m = pair_matrix(report)
+    m = matrix or pair_matrix(report)
     names, block, cells = m["hosts"], m["block"], m["cells"]
     if not cells:
         return ""
-    count = int(math.ceil(len(names) / float(block)))
-    cell = max(3, min(22, size // max(count, 1)))
-    labels = block == 1 and count <= 60
-    # every row/column named when they fit, else a name every `step` rows/columns
-    step = 1 if labels else max(1, int(math.ceil(count / 12.0)))
-    margin = 4 + max(len(n) for n in names) * 6
-    width = margin + count * cell + 4
-    parts = ['<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" width="%d" height="%d" viewBox="0 0 %d %d" '
-             'role="img" aria-label="host-pair matrix">' % (width, width, width, width),
-             '<rect x="%d" y="%d" width="%d" height="%d" fill="#f8f9fa" stroke="#dde2ea"/>' % (
-                 margin, margin, count * cell, count * cell)]
-    for i in range(0, count, step):
-        name = names[i * block]
-        pos = margin + i * cell + min(cell, 10) * 0.8
-        parts.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end">%s</text>' % (margin - 3, pos, _h(name)))
-        parts.append('<text transform="translate(%.1f,%d) rotate(-90)" font-size="10">%s</text>' % (pos, margin - 3, _h(name)))
-
-    def span(i):
-        first, last = names[i * block], names[min(len(names), (i + 1) * block) - 1]
-        return first if first == last else "%s .. %s" % (first, last)
-
-    for (row, col) in sorted(cells):
-        c = cells[(row, col)]
-        colour = next(col_ for key, col_ in _CELL_COLOURS if c[key])
-        if c["pairs"]:
-            what = ", ".join("%s -> %s" % p for p in sorted(c["pairs"]))
-        else:
-            what = "servers %s -> clients %s" % (span(row), span(col))
-        parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s: %d passed, %d failed, %d not run'
-                     "</title></rect>" % (margin + col * cell, margin + row * cell, cell, cell, colour, _h(what),
-                                          c["passed"], c["failed"], c["not_run"]))
-    parts.append("</svg>")
+    grid = {}
+    for key, c in cells.items():
+        grid[key] = (next(colour for count, colour in _CELL_COLOURS if c[count]), "%s: %d passed, %d failed, %d not run" % (
+            rs.pair_label(names, block, key[0], key[1]), c["passed"], c["failed"], c["not_run"]))
     legend = ('<p class="legend muted"><span style="background:#2a9d8f;color:#fff">passed</span> '
               '<span style="background:#d62828;color:#fff">failed</span> <span style="background:#adb5bd">not run</span> '
               "- rows: server, columns: client, hosts in name order%s; hover a cell for its hosts.</p>" % (
                   "" if block == 1 else ", %d hosts per row/column" % block))
-    return '<div class="matrix">%s</div>%s' % ("".join(parts), legend)
+    return '<div class="matrix">%s</div>%s' % (rs.host_grid(names, block, grid, "host-pair matrix", size=size), legend)
+
+
+def pair_figures_html(report, size=720, matrix=None):
+    """The measured figures per host pair (:data:`PAIR_FIGURES`) as numeric heatmaps, one per figure measured.
+
+    Same rows, columns and blocks as :func:`heatmap_svg`; a cell shows the worst figure of its pairs and tests,
+    its tooltip the test and pair that gave it; the colour says how far the cell is from the best one.
+    """
+    m = matrix or pair_matrix(report)
+    out = []
+    for name, what, unit, more_is_better in PAIR_FIGURES:
+        values = {}
+        for key, c in m["cells"].items():
+            fig = c["figures"].get(name)
+            if fig:
+                values[key] = (fig["value"], " (%s %s -> %s%s)" % (
+                    fig["test"], fig["server"], fig["client"],
+                    "; the worst of %d" % fig["count"] if fig["count"] > 1 else ""))
+        if values:
+            label = "%s per host pair (%s)" % (what, unit)
+            out.append('<h3>%s</h3><div class="matrix">%s</div>' % (_h(label), rs.numeric_heatmap(
+                m["hosts"], m["block"], values, label, unit, more_is_better, size=size)))
+    return "".join(out)
+
+
+def _html_host_pairs(report):
+    """The pass/fail matrix and the heatmaps of the measured figures (one pair_matrix pass for all)."""
+    m = pair_matrix(report)
+    return heatmap_svg(report, matrix=m) + pair_figures_html(report, matrix=m)
 
 
 def _html_host(name, h):
@@ -924,7 +1033,7 @@ def _html_host(name, h):
     if h["problems"]:
         out.append('<ul class="reasons">%s</ul>' % "".join('<li><b>%s</b></li>' % _h(p) for p in h["problems"]))
     out.append("<h3>Devices and ports</h3>" + _html_ports(h))
-    out.append(_html_gpudirect(h["gpudirect"]))
+    out.append(_html_gpudirect(name, h["gpudirect"]))
     return "".join(out)
 
 
@@ -1084,7 +1193,7 @@ def render_html(report):
             len(report["problems"]), "".join("<li>%s</li>" % _h(p) for p in report["problems"][:shown]),
             "<li>... %d more: see the hosts below and fabric-report.json</li>" % more if more > 0 else ""))
     if large and report["validation"]:
-        parts.append('<div class="summary"><h2>Host pairs</h2>%s</div>' % heatmap_svg(report))
+        parts.append('<div class="summary"><h2>Host pairs</h2>%s</div>' % _html_host_pairs(report))
     parts.append('<div class="summary"><h2>Hosts (%d), failing first</h2>%s</div>' % (
         s["hosts"], _html_hosts_table(report, linked=None if not large else set(
             n for n in report["hosts"] if report["hosts"][n]["status"] != "ok"))))
@@ -1099,7 +1208,10 @@ def render_html(report):
                              _h(p["name"]), p["hosts"], _h(", ".join(p.get("ports") or []) or "none"))
                          for p in report["pools"])))
     parts.append('<section><h2>Validation</h2>%s%s</section>' % (
-        "" if large else heatmap_svg(report), _html_validation(report["validation"], large)))
+        "" if large else _html_host_pairs(report), _html_validation(report["validation"], large)))
+    runs, perftests = workload_results(report["validation"])
+    if runs or perftests:
+        parts.append(_html_workload(runs, perftests, large))
     if large:
         failing = [n for n in hosts_failing_first(report) if report["hosts"][n]["status"] != "ok"]
         parts.append('<div class="summary"><h2>Hosts with problems (%d)</h2><p class="muted">Each collapsed; open one to see '

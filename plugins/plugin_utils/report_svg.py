@@ -7,7 +7,12 @@ Generic building blocks, so that other report charts reuse them:
 
 * :func:`line_chart`: series of (x, y) points on a log2 x axis (message sizes) and a linear y axis;
 * :func:`category_matrix`: a labelled grid whose cells hold a category label, each category with its own
-  colour (a numeric gradient heatmap, e.g. the host-pair matrix, is a different chart and not here).
+  colour;
+* :func:`host_grid`: the host-pair grid (a row per server, a column per client, hosts in name order, blocks
+  of consecutive hosts when many: the caller's, report.pair_matrix), each cell a colour and a tooltip; the
+  report's pass/fail matrix is one;
+* :func:`numeric_heatmap`: a host-pair grid of one figure per cell (bandwidth, latency), coloured by how close
+  each cell is to the best one (:func:`closeness`, :data:`GRADIENT`), with its colour scale as a legend.
 
 Report charts built on them:
 
@@ -16,7 +21,7 @@ Report charts built on them:
 * :func:`gpu_topology_chart`: one GPU host's GPU-to-NIC relation matrix (``ansible_facts.gpudirect.topology.matrix``)
   with ``nvidia-smi topo -m``'s labels (X, PIX, PXB, PHB, NODE, SYS), coloured from near (green) to far (red).
 
-Every function returns one ``<svg>`` element as text; every label is escaped.
+Every chart function returns one ``<svg>`` element as text; every label is escaped.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -73,8 +78,12 @@ def nice_ceiling(value):
 
 
 def line_chart(series, title, x_label, y_label, width=640, height=320, x_format=human_bytes):
-    """``series``: ``[(label, [(x, y), ...]), ...]`` with x > 0 (log2 axis) and y >= 0 (linear axis)."""
-    left, right, top, bottom = 78, 150, 34, 46
+    """``series``: ``[(label, [(x, y), ...]), ...]`` with x > 0 (log2 axis) and y >= 0 (linear axis).
+
+    The legend on the right is as wide as the longest label needs; the plot takes the rest of ``width``.
+    """
+    left, top, bottom = 78, 34, 46
+    right = max(150, 44 + int(7 * max([len(str(label)) for label, dummy in series] or [0])))
     plot_w, plot_h = width - left - right, height - top - bottom
     points = [(x, y) for dummy, pts in series for x, y in pts if x and x > 0 and y is not None]
     out = ['<svg xmlns="http://www.w3.org/2000/svg" role="img" width="%d" height="%d" viewBox="0 0 %d %d" %s '
@@ -221,3 +230,123 @@ def gpu_topology_chart(host, matrix, nearest=None):
     return category_matrix("%s: GPU to NIC (nvidia-smi topo -m)" % host, rows, cols + ([extra] if extra else []),
                            cell, colour_map(), legend=[(rel, text) for rel, dummy, text in TOPO_RELATIONS[2:]],
                            cell_w=92, label_w=130)
+
+
+# --------------------------------------------------------------------------
+# host-pair grids
+# --------------------------------------------------------------------------
+# Numeric heatmaps, from the worst (left, red) to the best (right, green) figure.
+GRADIENT = ("#d62828", "#f77f00", "#fcbf49", "#90be6d", "#2a9d8f")
+# The ticks of a numeric heatmap's colour scale: fractions of the best figure (see :func:`closeness`).
+SCALE_TICKS = (0.25, 0.5, 1.0)
+
+
+def figure_text(value):
+    """A measured figure for a label: 3 significant digits, whole numbers from 1000 up (no exponent)."""
+    return "%d" % round(value) if abs(value) >= 1000 else "%.3g" % value
+
+
+def block_span(names, block, i):
+    """The hosts of row/column block ``i``: ``first .. last`` (one name for a one-host block)."""
+    first, last = names[i * block], names[min(len(names), (i + 1) * block) - 1]
+    return first if first == last else "%s .. %s" % (first, last)
+
+
+def pair_label(names, block, row, col):
+    """A cell's hosts: ``server -> client``, or ``servers a .. c -> clients d .. f`` for blocks."""
+    if block == 1:
+        return "%s -> %s" % (names[row], names[col])
+    return "servers %s -> clients %s" % (block_span(names, block, row), block_span(names, block, col))
+
+
+def host_grid(names, block, cells, label, size=720, footer_h=0, footer=None, min_width=0):
+    """The host-pair grid: a row per server, a column per client, in the order of ``names``.
+
+    ``block``: hosts per row/column (consecutive names share one; the caller aggregates the cells).
+    ``cells``: ``{(row, col): (fill, tooltip)}``. Every row and column is named while they fit (one-host
+    blocks, up to 60), else every ``count / 12``-th. ``footer(y)``: SVG text drawn below the grid from ``y``
+    (a legend), ``footer_h`` high. The grid fits about ``size`` pixels: cells 3 to 22 pixels wide.
+    """
+    count = int(math.ceil(len(names) / float(block)))
+    cell = max(3, min(22, size // max(count, 1)))
+    step = 1 if block == 1 and count <= 60 else max(1, int(math.ceil(count / 12.0)))
+    margin = 8 + int(max(len(n) for n in names) * 6.2)
+    side = margin + count * cell + 4
+    width, height = max(side, min_width), side + footer_h
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" role="img" aria-label="%s" width="%d" height="%d" '
+             'viewBox="0 0 %d %d" %s>' % (_e(label), width, height, width, height, FONT),
+             "<title>%s</title>" % _e(label),
+             '<rect x="%d" y="%d" width="%d" height="%d" fill="#f8f9fa" stroke="#dde2ea"/>' % (
+                 margin, margin, count * cell, count * cell)]
+    for i in range(0, count, step):
+        name = names[i * block]
+        pos = margin + i * cell + min(cell, 10) * 0.8
+        parts.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end">%s</text>' % (margin - 3, pos, _e(name)))
+        parts.append('<text transform="translate(%.1f,%d) rotate(-90)" font-size="10">%s</text>' % (pos, margin - 3, _e(name)))
+    for (row, col) in sorted(cells):
+        fill, tooltip = cells[(row, col)]
+        parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s</title></rect>' % (
+            margin + col * cell, margin + row * cell, cell, cell, _e(fill), _e(tooltip)))
+    if footer is not None:
+        parts.append(footer(side))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def gradient_colour(fraction):
+    """The colour at ``fraction`` (0: worst, red ... 1: best, green) of :data:`GRADIENT`, interpolated."""
+    t = min(1.0, max(0.0, fraction)) * (len(GRADIENT) - 1)
+    i = min(int(t), len(GRADIENT) - 2)
+    a, b = GRADIENT[i], GRADIENT[i + 1]
+    mix = [int(a[k:k + 2], 16) + (int(b[k:k + 2], 16) - int(a[k:k + 2], 16)) * (t - i) for k in (1, 3, 5)]
+    return "#%02x%02x%02x" % tuple(int(round(v)) for v in mix)
+
+
+def closeness(value, best, higher_is_better):
+    """How close ``value`` is to ``best``, 0 to 1: ``value / best`` (bandwidth) or ``best / value`` (latency).
+
+    Half the best bandwidth or twice the best latency is 0.5, whatever the figures' size, so a fabric whose
+    pairs all measure alike is all green, and one slow pair stands out.
+    """
+    if higher_is_better:
+        return 1.0 if value >= best else (value / best if best > 0 else 0.0)
+    if value <= best:
+        return 1.0
+    return best / value if best > 0 else 0.0
+
+
+def numeric_heatmap(names, block, values, label, unit, higher_is_better, size=720):
+    """A host-pair grid of one figure per cell, coloured by :func:`closeness` to the best cell, with a legend.
+
+    ``values``: ``{(row, col): (figure, detail)}``: the figure of the cell (the caller aggregates a block:
+    its worst pair), ``detail`` text added to the cell's tooltip (which test and pair gave it).
+    """
+    if not values:
+        return ""
+    figures = [v for v, dummy in values.values()]
+    best = max(figures) if higher_is_better else min(figures)
+    worst = min(figures) if higher_is_better else max(figures)
+    cells = {}
+    for key, (value, detail) in values.items():
+        cells[key] = (gradient_colour(closeness(value, best, higher_is_better)), "%s: %s %s%s" % (
+            pair_label(names, block, key[0], key[1]), figure_text(value), unit, detail))
+    bar_x, bar_w, steps = 8, 300, 30
+
+    def legend(y):
+        out = []
+        for i in range(steps):
+            out.append('<rect x="%.1f" y="%d" width="%.1f" height="12" fill="%s"/>' % (
+                bar_x + bar_w * i / float(steps), y + 6, bar_w / float(steps) + 0.5, gradient_colour((i + 0.5) / steps)))
+        for tick in SCALE_TICKS:
+            x = bar_x + bar_w * tick
+            figure = best * tick if higher_is_better else best / tick
+            out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#1d2433"/>' % (x, y + 4, x, y + 21))
+            out.append('<text x="%.1f" y="%d" font-size="10" text-anchor="%s">%s</text>' % (
+                x, y + 32, "end" if tick == 1.0 else "middle", _e(figure_text(figure))))
+        out.append('<text x="%d" y="%d" font-size="11">%s</text>' % (bar_x, y + 48, _e(
+            "%s, a cell's worst pair: best %s, worst %s; ticks: the best, %s" % (
+                unit, figure_text(best), figure_text(worst),
+                "1/2 and 1/4 of it" if higher_is_better else "2 and 4 times it"))))
+        return "".join(out)
+
+    return host_grid(names, block, cells, label, size=size, footer_h=58, footer=legend, min_width=bar_x + bar_w + 240)

@@ -43,6 +43,10 @@ VERBS_TRANSPORTS = ("rc_verbs", "ud_verbs", "rc_mlx5", "ud_mlx5", "dc_mlx5")
 LOCAL_TRANSPORTS = ("self", "posix", "sysv", "xpmem", "knem", "cma", "cuda_copy", "cuda_ipc", "gdr_copy",
                     "rocm_copy", "rocm_ipc")
 UCX_PERFTESTS = ("tag_lat", "tag_bw")
+# The result entries' tests: the allreduce runs (figures per message size in ``sizes``) and ucx_perftest's (a pair).
+MPI_ALLREDUCE, NCCL_ALLREDUCE = "mpi_allreduce", "nccl_allreduce"
+ALLREDUCE_TESTS = (MPI_ALLREDUCE, NCCL_ALLREDUCE)
+PERFTEST_TESTS = tuple("ucx_" + t for t in UCX_PERFTESTS)
 DEFAULT_SIZES = (8, 1024, 65536, 1048576, 4194304)
 # Counters that count packets or data a port sent / received (rxe: hw_counters; others: counters).
 TX_COUNTERS = ("sent_pkts", "port_xmit_packets", "port_xmit_data", "tx_packets", "tx_bytes")
@@ -167,7 +171,7 @@ def plan(endpoints, hosts, envs, sizes=DEFAULT_SIZES, iterations=20, time_budget
         if server not in out["devices"] or client not in out["devices"]:
             continue
         soft = bool(endpoints[server].get("soft") or endpoints[client].get("soft"))
-        for test in UCX_PERFTESTS:
+        for test, name in zip(UCX_PERFTESTS, PERFTEST_TESTS):
             iters = perftest_iterations_soft if soft else perftest_iterations
             size = 8 if test == "tag_lat" else perftest_bw_size
             # ucx_perftest warms up with 10000 iterations unless told (minutes on a slow link).
@@ -175,7 +179,7 @@ def plan(endpoints, hosts, envs, sizes=DEFAULT_SIZES, iterations=20, time_budget
             senv = dict(envs[server], UCX_LOG_LEVEL="info")
             cenv = dict(envs[client], UCX_LOG_LEVEL="info")
             out["perftests"].append({
-                "id": "%s %s-%s" % (test, server, client), "test": "ucx_" + test, "tcp_port": port, "size": size,
+                "id": "%s %s-%s" % (test, server, client), "test": name, "tcp_port": port, "size": size,
                 "iterations": iters,
                 "server": {"host": server, "ip": endpoints[server]["ip"], "device": endpoints[server]["device"],
                            "port": endpoints[server].get("port")},
@@ -376,7 +380,7 @@ def _human(size):
 def allreduce_result(plan_, run, before=None, after=None, check_mode=False):
     """The ``mpi_allreduce`` result entry from the mpirun task result and the counter reads."""
     hosts = plan_["hosts"]
-    entry = _base_entry("mpi_allreduce", hosts, [plan_["devices"][h][0] for h in hosts])
+    entry = _base_entry(MPI_ALLREDUCE, hosts, [plan_["devices"][h][0] for h in hosts])
     entry["ports"] = [plan_["devices"][h][1] for h in hosts]
     if check_mode:
         entry.update(passed=None, message="not run in check mode")
@@ -495,7 +499,7 @@ def perftest_result(run, server_start=None, client=None, server=None, check_mode
 def nccl_result(plan_, run, check_mode=False):
     """The ``nccl_allreduce`` entry from an nccl-tests ``all_reduce_perf`` run (GPU hosts)."""
     hosts = list(plan_["hosts"])
-    entry = _base_entry("nccl_allreduce", hosts, [plan_["devices"][h][0] for h in hosts])
+    entry = _base_entry(NCCL_ALLREDUCE, hosts, [plan_["devices"][h][0] for h in hosts])
     if check_mode:
         entry.update(passed=None, message="not run in check mode")
         return entry

@@ -12,7 +12,11 @@ unreachable host and a failed test (tests/unit/fixtures/fabric/README.md).
 Chromium comes from Debian 12 (pinned in tools/deps/apt-packages.txt:
 `chromium=156.0.8078.79-1~deb12u1`); without it the test is skipped and says so.
 The screenshot is also left in tests/output/ for a human to look at. The fabric plan's page
-(fabric-plan.html, same look) is drawn and checked the same way.
+(fabric-plan.html, same look) is drawn and checked the same way, and so is a report with the workload's
+results (the MPI allreduce built by workload.allreduce_result from test_workload.py's lab-shaped output,
+NCCL's and ucx_perftest's from the CLEARLY NAMED TEST DOUBLES of test_report.py) and the DERIVED GPU host:
+its charts (heatmaps of the figures per host pair, allreduce bandwidth, GPU-NIC matrix) must be drawn, in
+the page's order.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -30,6 +34,8 @@ import zlib
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
+from ansible_collections.rdma.fabric.plugins.plugin_utils import report_svg as rs
+from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils import test_report as data
 from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_plan import fleet_plan
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -113,7 +119,7 @@ def near(pixel, rgb, tol=6):
     return all(abs(p - q) <= tol for p, q in zip(pixel, rgb))
 
 
-def screenshot(tmp_path, name, html):
+def screenshot(tmp_path, name, html, height=HEIGHT):
     """The page ``html`` as Chromium draws it: the PNG's path (also left in tests/output/ for a human)."""
     browser = shutil.which("chromium")
     if not browser:
@@ -124,7 +130,7 @@ def screenshot(tmp_path, name, html):
     argv = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--user-data-dir=%s" % (tmp_path / "profile"), "--screenshot=%s" % png,
-            "--window-size=%d,%d" % (WIDTH, HEIGHT), "file://%s" % page]
+            "--window-size=%d,%d" % (WIDTH, height), "file://%s" % page]
     proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, check=False, timeout=240)
     assert proc.returncode == 0 and png.exists(), proc.stdout[-2000:]
     if os.path.isdir(os.path.dirname(OUTPUT)):
@@ -165,3 +171,43 @@ def test_html_plan_screenshot(tmp_path):
     assert sum(1 for px in sample if near(px, (0xD8, 0xF3, 0xDC))) > 10, "no CHECK MODE badge"
     assert sum(1 for px in sample if near(px, (0xD6, 0x28, 0x28)) or near(px, (0xFF, 0xD6, 0xD6))) > 30, "no red host"
     assert sum(1 for px in sample if near(px, (0xF4, 0xA2, 0x61)) or near(px, (0xFF, 0xE8, 0xCC))) > 30, "no host that would change"
+
+
+def _hex(colour):
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def _rows_with(rows, colour, tol, least=8):
+    """The rows (every 2nd) holding at least ``least`` pixels (every 2nd) of ``colour``."""
+    rgb = _hex(colour)
+    return [y for y in range(0, len(rows), 2) if sum(1 for px in rows[y][::2] if near(px, rgb, tol)) >= least]
+
+
+def test_html_report_with_workload_and_gpu_host_screenshot(tmp_path):
+    """The Validation section's heatmaps of bandwidth and latency, the Workload section's allreduce chart (MPI and
+    NCCL lines), gpu1's GPU-NIC matrix in nvidia-smi's colours: each drawn, one below the other."""
+    validation = data.validation() + data.workload_validation() + [
+        dict(data.validation()[1], server="gpu1", client="lab1", hosts=["gpu1", "lab1"], bandwidth_gbps=0.012),
+        dict(data.validation()[2], server="gpu1", client="lab1", hosts=["gpu1", "lab1"], latency_us=9.5, passed=True)]
+    html = rpt.render_html(rpt.build_report(data.report_hosts(), validation, generated_at="2026-11-26T00:00:00+00:00"))
+    height = 4200
+    png = screenshot(tmp_path, "fabric-report-workload", html, height=height)
+    width, height_, rows = read_png(str(png))
+    assert (width, height_) == (WIDTH, height)
+    sample = [px for row in rows[::4] for px in row[::4]]
+    background = max(set(sample), key=sample.count)
+    assert sum(1 for px in sample if not near(px, background, 3)) / float(len(sample)) > 0.25, "mostly empty"
+    # the colour scales under the bandwidth and latency heatmaps (the yellow middle of the gradient)
+    scales = _rows_with(rows, rs.gradient_colour(0.5), 12)
+    assert scales, "no colour scale of a heatmap"
+    # the allreduce chart: both runs' lines (MPI: the first series colour, also the header's, so below it)
+    nccl = _rows_with(rows, rs.SERIES_COLOURS[1], 10, least=2)
+    mpi = [y for y in _rows_with(rows, rs.SERIES_COLOURS[0], 10, least=40) if y > 200]
+    assert nccl and mpi, "no allreduce lines"
+    # gpu1's GPU-NIC matrix: every relation of the fixture in its own colour
+    colours = dict((rel, c) for rel, c, dummy in rs.TOPO_RELATIONS)
+    topology = dict((rel, _rows_with(rows, colours[rel], 4, least=20)) for rel in ("PIX", "PHB", "NODE", "SYS"))
+    assert all(topology.values()), topology
+    # in the page's order: Validation (heatmaps), Workload (chart), then the hosts (gpu1 first)
+    assert max(scales) < min(nccl) and max(nccl) < min(min(y) for y in topology.values())
+    assert min(mpi) < min(min(y) for y in topology.values())

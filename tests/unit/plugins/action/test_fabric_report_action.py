@@ -283,9 +283,12 @@ def test_a_large_fleet_is_summarised(run, tmp_path):
     # a failing host's name links to its collapsed details; a healthy one has none
     assert '<a href="#host-%s">' % rows[0][1] in html and '<details class="host problems" id="host-%s">' % rows[0][1] in html
     assert '<a href="#host-%s">' % rows[-1][1] not in html
-    # the heatmap: one SVG, blocks of 3 hosts (300 / 120), a tooltip per cell, no script, no external reference
-    assert html.count("<svg") == 1 and "3 hosts per row/column" in html
+    # the heatmaps: pass/fail and the measured bandwidth (every pair 90 Gb/s: all green), blocks of 3 hosts
+    # (300 / 120), a tooltip per cell, no script, no external reference
+    assert html.count("<svg") == 2 and "3 hosts per row/column" in html
     assert "<title>servers node0000 .. node0002 -&gt; clients" in html
+    assert "<title>servers node0000 .. node0002 -&gt; clients node0000 .. node0002: 90 Gb/s (ib_write_bw node0000 -&gt; " \
+           "node0001; the worst of 2)</title>" in html
     assert "<script" not in html and not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
     # failed tests listed, passing ones only counted
     assert html.count("<td>ib_write_bw</td>") == len([r for r in validation if r["test"] == "ib_write_bw" and not r["passed"]])

@@ -15,12 +15,16 @@ import copy
 import json
 import os
 import re
+import xml.etree.ElementTree as ET
 
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fp
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
+from ansible_collections.rdma.fabric.plugins.plugin_utils import report_svg as rs
+from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl
 from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_plan import fleet_plan
+from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_workload import REPORT, UCX_INFO_13, _reads, _run, lab_plan
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "fabric")
 
@@ -44,8 +48,38 @@ def validation():
     ]
 
 
-@pytest.fixture(name="hosts")
-def fixture_hosts():
+# TEST DOUBLE (no GPU here): nccl-tests all_reduce_perf rows written in its column layout, not captured output.
+NCCL_ROWS_TEST_DOUBLE = (
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+    "            8             2     float     sum      -1    30.12    0.00    0.00      0    29.80    0.00    0.00      0\n"
+    "         1024           256     float     sum      -1    35.40    0.03    0.03      0    35.10    0.03    0.03      0\n"
+    "        65536         16384     float     sum      -1    61.70    1.06    1.06      0    61.20    1.07    1.07      0\n"
+    "      4194304       1048576     float     sum      -1    412.5   10.17   10.17      0    410.1   10.23   10.23      0\n")
+# TEST DOUBLE: ucx_perftest -f final rows written by hand (the figures of the lab's soft-RoCE runs), with the
+# ep_cfg line UCX logs at UCX_LOG_LEVEL=info.
+UCX_EP_CFG = "[1732640000.123456] [lab2:4242:0]     ucp_worker.c:1888 UCX  INFO  ep_cfg[1]: tag(rc_verbs/rxe0:1)\n"
+UCX_ROWS_TEST_DOUBLE = {"ucx_tag_lat": "Final:  100  21996.000  22091.175  22091.175  0.00  0.00  45.27  45.27\n",
+                        "ucx_tag_bw": "Final:  100  5500.000  5600.000  5600.000  11.05  11.07  177.00  177.00\n"}
+
+
+def workload_validation():
+    """The workload stage's entries as rdma_validate records them: the MPI allreduce from the lab-shaped mpirun
+    output of test_workload.py, NCCL's and ucx_perftest's from the test doubles above."""
+    p = lab_plan()
+    before = _reads(lab1={"sent_pkts": 1, "rcvd_pkts": 1}, lab2={"sent_pkts": 5, "rcvd_pkts": 5})
+    after = _reads(lab1={"sent_pkts": 900, "rcvd_pkts": 950}, lab2={"sent_pkts": 955, "rcvd_pkts": 905})
+    entries = [wl.allreduce_result(p, _run(UCX_INFO_13 + REPORT), before=before, after=after),
+               wl.nccl_result(p, _run(NCCL_ROWS_TEST_DOUBLE))]
+    for run in p["perftests"]:
+        client = _run(UCX_EP_CFG + UCX_ROWS_TEST_DOUBLE[run["test"]])
+        entries.append(wl.perftest_result(run, client=client, server={"finished": 1, "rc": 0}))
+    assert [(e["test"], e["passed"]) for e in entries] == [
+        ("mpi_allreduce", True), ("nccl_allreduce", True), ("ucx_tag_lat", True), ("ucx_tag_bw", True)], entries
+    return entries
+
+
+def report_hosts():
+    """lab1 (REAL facts and roce_qos result), lab2 unreachable (its cached facts), gpu1: the DERIVED GPU host."""
     lab1 = load("lab_lab1_facts.json")
     lab2 = load("lab_lab2_facts.json")
     gpu = copy.deepcopy(lab1)
@@ -57,6 +91,11 @@ def fixture_hosts():
                  "facts_source": "cache", "rdma": lab2["rdma"], "gpudirect": None},
         "gpu1": {"reachable": True, "rdma": gpu["rdma"], "gpudirect": gpu["gpudirect"], "qos": None},
     }
+
+
+@pytest.fixture(name="hosts")
+def fixture_hosts():
+    return report_hosts()
 
 
 def test_build_report_hosts_and_summary(hosts):
@@ -201,7 +240,10 @@ def test_html_is_self_contained_and_escapes(hosts):
     assert '<tr class="bad"><td>ib_send_lat</td>' in html
     assert '<section class="host unreachable" id="host-lab2"><h2>lab2 <span class="badge unreachable">unreachable</span>' in html
     assert '<div class="problems-box"><h2>Problems (' in html
-    assert '<td class="rel-PIX">PIX</td>' in html
+    # the GPU host's GPU-NIC matrix is drawn (coloured like nvidia-smi topo -m), not a table
+    assert '<div class="matrix topology"><svg' in html and "<title>gpu1: GPU to NIC (nvidia-smi topo -m)</title>" in html
+    assert 'fill="%s" stroke="#ffffff" stroke-width="2"><title>0000:03:00.0 / mlx5_0: PIX</title>' % dict(
+        (rel, c) for rel, c, dummy in rs.TOPO_RELATIONS)["PIX"] in html
     assert html.count("<section") == 4
 
 
@@ -272,3 +314,138 @@ def test_the_plan_in_every_format(hosts):
     assert "  - eth1 pfc: [] -> [3]\n" in planned and "### Nothing to change (1 hosts)\n\ngpu-a3\n" in planned
     assert planned.replace("\n### ", "\n## ").replace("\n#### ", "\n### ").replace("## Planned changes", "# Fabric plan", 1) \
         .rstrip() == fp.markdown(plan).rstrip()
+
+
+# ---------------------------------------------------------------- figures per host pair and the workload
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def svgs(html):
+    """Every inline SVG of a page, parsed (they are XML)."""
+    return [ET.fromstring(m) for m in re.findall(r"<svg .*?</svg>", html, re.S)]
+
+
+def svg_cells(root):
+    return dict((r.find(NS + "title").text, r.get("fill")) for r in root.iter(NS + "rect") if r.find(NS + "title") is not None)
+
+
+def test_pair_matrix_keeps_the_worst_figure_of_each_pair(hosts):
+    report = rpt.build_report(hosts, validation() + workload_validation())
+    m = rpt.pair_matrix(report)
+    assert m["hosts"] == ["gpu1", "lab1", "lab2"] and m["block"] == 1
+    cell = m["cells"][(1, 2)]  # lab1 -> lab2
+    assert (cell["passed"], cell["failed"], cell["not_run"]) == (6, 1, 0)
+    # ib_write_bw 0.0481 and ucx_tag_bw 0.0929: the least bandwidth; ib_send_lat 27080.55 and ucx_tag_lat
+    # 22091.175: the most latency; the allreduce runs (0.0224 Gb/s bus, 900.5 us) are not a pair's figures
+    assert cell["figures"] == {
+        "bandwidth_gbps": {"value": 0.0481, "test": "ib_write_bw", "server": "lab1", "client": "lab2", "count": 2},
+        "latency_us": {"value": 27080.55, "test": "ib_send_lat", "server": "lab1", "client": "lab2", "count": 2}}
+    assert rpt.pair_matrix(rpt.build_report(hosts, validation()[:1]))["cells"][(1, 2)]["figures"] == {}
+
+
+def test_html_heatmaps_of_bandwidth_and_latency(hosts):
+    extra = [dict(validation()[1], server="gpu1", client="lab1", hosts=["gpu1", "lab1"], bandwidth_gbps=0.012),
+             dict(validation()[2], server="gpu1", client="lab1", hosts=["gpu1", "lab1"], latency_us=9.5, passed=True)]
+    html = rpt.render_html(rpt.build_report(hosts, validation() + extra))
+    validation_section = html[html.index("<section><h2>Validation</h2>"):]
+    assert validation_section.index("<h3>Bandwidth per host pair (Gb/s)</h3>") < validation_section.index(
+        "<h3>Latency per host pair (us)</h3>") < validation_section.index("<table>")
+    passfail, bandwidth, latency = svgs(validation_section)[:3]
+    assert svg_cells(passfail) == {"lab1 -> lab2: 2 passed, 1 failed, 0 not run": "#d62828",
+                                   "gpu1 -> lab1: 2 passed, 0 failed, 0 not run": "#2a9d8f"}
+    assert svg_cells(bandwidth) == {"lab1 -> lab2: 0.0481 Gb/s (ib_write_bw lab1 -> lab2)": rs.GRADIENT[-1],
+                                    "gpu1 -> lab1: 0.012 Gb/s (ib_write_bw gpu1 -> lab1)": rs.gradient_colour(0.012 / 0.0481)}
+    assert svg_cells(latency) == {"lab1 -> lab2: 27081 us (ib_send_lat lab1 -> lab2)": rs.gradient_colour(9.5 / 27080.55),
+                                  "gpu1 -> lab1: 9.5 us (ib_send_lat gpu1 -> lab1)": rs.GRADIENT[-1]}
+    assert "us, a cell's worst pair: best 9.5, worst 27081; ticks: the best, 2 and 4 times it" in [
+        t.text for t in latency.iter(NS + "text")]
+    # nothing measured: no heatmap of figures
+    plain = rpt.render_html(rpt.build_report(hosts, validation()[:1]))
+    assert "per host pair" not in plain and len(svgs(plain)) == 2  # the pass/fail matrix and gpu1's GPU-NIC chart
+
+
+def big_fleet(n=300, slow=(100, 101)):
+    """n hosts (no facts needed here), a ring of ib_write_bw (90 Gb/s) and ib_write_lat (2 us) results; the
+    pair ``slow`` measures 30 Gb/s and 40 us."""
+    names = ["node%04d" % i for i in range(n)]
+    validation_ = []
+    for i, server in enumerate(names):
+        client = names[(i + 1) % n]
+        worse = (i, (i + 1) % n) == slow
+        common = dict(hosts=[server, client], server=server, client=client, passed=True)
+        validation_.append(dict(common, test="ib_write_bw", bandwidth_gbps=30.0 if worse else 90.0))
+        validation_.append(dict(common, test="ib_write_lat", latency_us=40.0 if worse else 2.0))
+    return rpt.build_report(dict((name, {"rdma": {"devices": []}}) for name in names), validation_)
+
+
+def test_heatmaps_of_300_hosts_stay_readable_and_bounded():
+    report = big_fleet()
+    html = rpt.render_html(report)
+    pairs = html[html.index("<h2>Host pairs</h2>"):html.index("<h2>Hosts (300)")]
+    passfail, bandwidth, latency = svgs(pairs)
+    for root in (passfail, bandwidth, latency):
+        # 300 hosts in blocks of 3 (pair_matrix's rule): 100 rows of 7 pixels; the ring's pairs fall in 200
+        # blocks (two pairs inside a block, one into the next)
+        assert int(root.get("height")) < 900 and len(svg_cells(root)) == 200
+        assert len([t for t in root.iter(NS + "text") if t.get("font-size") == "10" and t.text.startswith("node")]) == 24
+    assert len(pairs) < 3 * 200 * 230  # about 200 bytes a cell (rect and tooltip), whatever the number of hosts
+    # the slow pair's block (node0099 .. node0101 -> node0099 .. node0101) is the worst of its three pairs
+    bw = svg_cells(bandwidth)
+    slow = "servers node0099 .. node0101 -> clients node0099 .. node0101: 30 Gb/s (ib_write_bw node0100 -> node0101; the worst of 2)"
+    assert bw[slow] == rs.gradient_colour(30.0 / 90.0)
+    assert sum(1 for fill in bw.values() if fill == rs.GRADIENT[-1]) == 199
+    lat = svg_cells(latency)
+    assert lat[slow.replace("30 Gb/s (ib_write_bw", "40 us (ib_write_lat")] == rs.gradient_colour(2.0 / 40.0)
+    assert "<script" not in pairs and "href" not in pairs
+    # a thousand hosts: blocks of 9, at most 112 rows and columns, the same size of picture
+    html = rpt.render_html(big_fleet(1000, slow=(500, 501)))
+    pairs = html[html.index("<h2>Host pairs</h2>"):html.index("<h2>Hosts (1000)")]
+    assert [len(svg_cells(root)) for root in svgs(pairs)] == [223, 223, 223]  # the last block holds one host
+    assert max(int(root.get("height")) for root in svgs(pairs)) < 900 and len(pairs) < 3 * 224 * 230
+
+
+def test_workload_section_in_html_and_markdown(hosts):
+    report = rpt.build_report(hosts, validation() + workload_validation(), generated_at="2026-11-26T00:00:00+00:00")
+    html = rpt.render_html(report)
+    assert html.index("<section><h2>Validation</h2>") < html.index('<section id="workload"><h2>Workload</h2>') < html.index(
+        'id="host-gpu1"')
+    section = html[html.index('<section id="workload">'):]
+    section = section[:section.index("</section>")]
+    assert "<p>MPI allreduce, 2 hosts <span class=\"badge pass\">PASS</span></p>" in section
+    (chart,) = svgs(section)
+    assert chart.find(NS + "title").text == "Allreduce bus bandwidth"
+    lines = chart.findall(NS + "polyline")
+    assert [line.get("stroke") for line in lines] == list(rs.SERIES_COLOURS[:2])
+    assert [len(line.get("points").split()) for line in lines] == [2, 4]  # MPI: 8 B and 4 MiB; NCCL: 4 sizes
+    texts = [t.text for t in chart.iter(NS + "text")]
+    assert "MPI allreduce, 2 hosts" in texts and "NCCL allreduce, 2 hosts" in texts and "4M" in texts
+    assert ('<tr><td>MPI allreduce, 2 hosts</td><td class="num">4194304</td><td class="num">1500000.0</td>'
+            '<td class="num">0.0224</td><td class="num">0.0224</td><td>yes</td></tr>') in section
+    assert '<tr><td>NCCL allreduce, 2 hosts</td><td class="num">65536</td><td class="num">61.7</td>' in section
+    assert ('<tr class=""><td>ucx_tag_lat</td><td>lab1 -&gt; lab2</td><td>rxe0/1 &lt;-&gt; rxe0/1</td>'
+            '<td class="num">22091.17</td><td class="num">-</td><td><span class="badge pass">PASS</span></td></tr>') in section
+    assert '<td class="num">0.09286</td>' in section
+    md = rpt.render_markdown(report)
+    workload = md[md.index("## Workload\n"):]
+    assert workload.startswith("## Workload\n\n- MPI allreduce, 2 hosts: PASS\n- NCCL allreduce, 2 hosts: PASS\n\n")
+    assert ("| Run | Bytes | Time us | Algorithm bandwidth Gb/s | Bus bandwidth Gb/s | Correct |\n|---|---|---|---|---|---|\n"
+            "| MPI allreduce, 2 hosts | 8 | 900.5 | 7.1e-05 | 7.1e-05 | yes |\n"
+            "| MPI allreduce, 2 hosts | 4194304 | 1500000.0 | 0.0224 | 0.0224 | yes |\n"
+            "| NCCL allreduce, 2 hosts | 8 | 30.1 | 0 | 0 | yes |\n") in workload
+    assert "| ucx_tag_bw | lab1 -> lab2 | rxe0/1 <-> rxe0/1 | - | 0.09286 | PASS |\n" in workload
+    # no workload results: no such section
+    plain = rpt.build_report(hosts, validation())
+    assert "Workload" not in rpt.render_html(plain) + rpt.render_markdown(plain)
+
+
+def test_a_failed_allreduce_says_why_without_a_chart(hosts):
+    p = lab_plan()
+    failed = wl.allreduce_result(p, _run("[1,0]<stderr>:No components were able to be opened in the pml framework.\n", rc=1))
+    report = rpt.build_report(hosts, [failed])
+    html = rpt.render_html(report)
+    section = html[html.index('<section id="workload">'):]
+    section = section[:section.index("</section>")]
+    assert '<p>MPI allreduce, 2 hosts <span class="badge fail">FAIL</span> <span class="muted">mpi_allreduce failed: mpirun ' \
+           "exited with rc 1" in section
+    assert "<svg" not in section and "<table>" not in section
+    assert "- MPI allreduce, 2 hosts: **FAIL** - mpi_allreduce failed: mpirun exited with rc 1" in rpt.render_markdown(report)

@@ -89,3 +89,70 @@ def test_nvlink_relations_share_one_colour():
 def test_helpers():
     assert [rs.human_bytes(v) for v in (8, 1024, 1536, 4194304, 1 << 30)] == ["8", "1K", "1536", "4M", "1G"]
     assert [rs.nice_ceiling(v) for v in (0.031, 0.2, 3, 7, 0)] == [0.05, 0.2, 5, 10, 1.0]
+
+
+def test_long_series_labels_widen_the_legend_not_the_chart():
+    short = parse(rs.allreduce_chart([("MPI", ROWS)]))
+    long_ = parse(rs.allreduce_chart([("NCCL allreduce, 128 hosts", ROWS)]))
+    assert short.get("width") == long_.get("width") == "640"
+    frame = [r for r in long_.iter(NS + "rect") if r.get("fill") == "none"][0]
+    legend = [t for t in long_.iter(NS + "text") if t.text == "NCCL allreduce, 128 hosts"][0]
+    # the label starts right of the plot and its ~25 characters (7 px each) end inside the picture
+    assert float(legend.get("x")) > int(frame.get("x")) + int(frame.get("width"))
+    assert float(legend.get("x")) + 7 * 25 <= 640
+
+
+def test_gradient_and_closeness():
+    assert rs.gradient_colour(0) == rs.GRADIENT[0] and rs.gradient_colour(1) == rs.GRADIENT[-1]
+    assert rs.gradient_colour(0.5) == rs.GRADIENT[2] and rs.gradient_colour(-3) == rs.GRADIENT[0]
+    assert rs.gradient_colour(0.125) == "#e65414"  # half way between the first two stops (#d62828, #f77f00)
+    # half the best bandwidth and twice the best latency are equally far from the best
+    assert rs.closeness(45, 90, True) == rs.closeness(10, 5, False) == 0.5
+    assert rs.closeness(90, 90, True) == rs.closeness(5, 5, False) == 1.0
+    assert rs.closeness(0, 90, True) == 0.0 and rs.closeness(0, 0, True) == 1.0 and rs.closeness(3, 0, False) == 0.0
+    assert [rs.figure_text(v) for v in (0.0481, 90.0, 27080.55, 7.1e-05)] == ["0.0481", "90", "27081", "7.1e-05"]
+
+
+def cells_of(root):
+    return dict((r.find(NS + "title").text, r.get("fill")) for r in root.iter(NS + "rect") if r.find(NS + "title") is not None)
+
+
+def test_numeric_heatmap_colours_each_cell_against_the_best_and_draws_its_scale():
+    names = ["lab1", "lab2", "gpu<1>"]
+    values = {(0, 1): (90.0, " (ib_write_bw)"), (1, 2): (45.0, " (ucx_tag_bw)"), (2, 0): (0.0, "")}
+    svg = rs.numeric_heatmap(names, 1, values, "Bandwidth per host pair (Gb/s)", "Gb/s", True)
+    self_contained(svg)
+    root = parse(svg)
+    assert root.get("aria-label") == "Bandwidth per host pair (Gb/s)" and root.find(NS + "title").text == root.get("aria-label")
+    assert cells_of(root) == {"lab1 -> lab2: 90 Gb/s (ib_write_bw)": rs.GRADIENT[-1],
+                              "lab2 -> gpu<1>: 45 Gb/s (ucx_tag_bw)": rs.GRADIENT[2],
+                              "gpu<1> -> lab1: 0 Gb/s": rs.GRADIENT[0]}
+    texts = [t.text for t in root.iter(NS + "text")]
+    assert texts[:6] == ["lab1", "lab1", "lab2", "lab2", "gpu<1>", "gpu<1>"]  # every row and column named
+    assert ["22.5", "45", "90"] == texts[6:9]  # the scale's ticks: 1/4, 1/2 and all of the best
+    assert texts[9] == "Gb/s, a cell's worst pair: best 90, worst 0; ticks: the best, 1/2 and 1/4 of it"
+    scale = [r for r in root.iter(NS + "rect") if r.find(NS + "title") is None and r.get("height") == "12"]
+    assert len(scale) == 30 and scale[0].get("fill") == rs.gradient_colour(1 / 60.0)
+    # a cell with the worst latency is red, the legend counts in multiples of the best
+    lat = parse(rs.numeric_heatmap(names, 1, {(0, 1): (5.0, ""), (1, 0): (27080.55, "")}, "Latency", "us", False))
+    assert cells_of(lat) == {"lab1 -> lab2: 5 us": rs.GRADIENT[-1], "lab2 -> lab1: 27081 us": rs.gradient_colour(5.0 / 27080.55)}
+    assert [t.text for t in lat.iter(NS + "text")][6:9] == ["20", "10", "5"]
+    assert rs.numeric_heatmap(names, 1, {}, "Latency", "us", False) == ""
+
+
+def test_host_grid_of_300_hosts_in_blocks_stays_bounded():
+    """300 hosts in blocks of 3 (as the report's pair_matrix makes them): 100 rows and columns of 7 pixels."""
+    names = ["node%04d" % i for i in range(300)]
+    cells = dict(((i, (i + 1) % 100), ("#2a9d8f", rs.pair_label(names, 3, i, (i + 1) % 100))) for i in range(100))
+    svg = rs.host_grid(names, 3, cells, "host-pair matrix")
+    self_contained(svg)
+    root = parse(svg)
+    width = int(root.get("width"))
+    assert width == int(root.get("height")) <= 8 + 50 + 100 * 7 + 4  # label margin, 100 cells, border
+    titled = [r for r in root.iter(NS + "rect") if r.find(NS + "title") is not None]
+    assert len(titled) == 100 and all(r.get("width") == "7" for r in titled)
+    assert titled[0].find(NS + "title").text == "servers node0000 .. node0002 -> clients node0003 .. node0005"
+    # a name every 9th row and column (100 / 12, rounded up), not 300
+    assert len([t for t in root.iter(NS + "text")]) == 2 * 12
+    assert len(svg) < 100 * 200 + 5000
+    assert rs.pair_label(names, 1, 0, 2) == "node0000 -> node0002" and rs.block_span(names, 7, 42) == "node0294 .. node0299"
