@@ -11,6 +11,11 @@ name: nccl_env
 short_description: NCCL environment variables derived from RDMA facts
 version_added: 0.1.0
 author: rdma.fabric developers
+extends_documentation_fragment:
+  - rdma.fabric.port_selection
+  - rdma.fabric.port_selection.link_layers
+  - rdma.fabric.port_selection.soft_and_vfs
+  - rdma.fabric.port_selection.env
 description:
   - Turns C(ansible_facts.rdma) (from M(rdma.fabric.rdma_device_facts)) of one host, or of many hosts,
     into the C(NCCL_*) variables that make NCCL use the RDMA fabric. The result is a dict of strings,
@@ -38,47 +43,16 @@ options:
         host name -> facts.
     type: raw
     required: true
-  link_layers:
-    description: Only ports of these link layers (C(Ethernet) for RoCE, C(InfiniBand)). Empty means all.
-    type: list
-    elements: str
-    default: []
-  devices:
-    description: Only RDMA devices whose name matches one of these shell globs (for example C(mlx5_*)). Empty means all.
-    type: list
-    elements: str
-    default: []
-  include_soft:
-    description: Also use soft devices (Soft-RoCE C(rxe), C(siw)).
-    type: bool
-    default: false
-  include_vfs:
-    description: Also use SR-IOV virtual functions.
-    type: bool
-    default: false
   socket_ifname:
     description:
       - Value for C(NCCL_SOCKET_IFNAME) instead of the ports' netdevs, for example C(=net1) inside a pod that
         reaches the fabric through a secondary network.
     type: str
-  gid_index:
-    description:
-      - C(auto) applies the rule above. C(omit) never sets C(NCCL_IB_GID_INDEX) (always per-port selection;
-        use it for pods on macvlan secondary networks, whose GID index is not the host's). An integer forces that index.
-    type: raw
-    default: auto
-  tc:
-    description: Value for C(NCCL_IB_TC) (0-255, the whole ToS byte) instead of the ports' C(roce.default_tos).
-    type: int
   on_no_rdma:
     description: C(fail) raises an error when no ACTIVE port is selected; C(disable) returns C(NCCL_IB_DISABLE=1).
     type: str
     choices: [fail, disable]
     default: fail
-  extra:
-    description: Variables merged last (they win). A null value removes a derived variable.
-    type: dict
-    default: {}
 """
 
 EXAMPLES = r"""

@@ -11,6 +11,11 @@ name: nccl_pod_env
 short_description: NCCL environment variables for the pods of one node pool
 version_added: 0.2.0
 author: rdma.fabric developers
+extends_documentation_fragment:
+  - rdma.fabric.port_selection
+  - rdma.fabric.port_selection.link_layers
+  - rdma.fabric.port_selection.soft_and_vfs
+  - rdma.fabric.port_selection.env
 description:
   - Turns the RDMA facts of ONE node pool (the C(facts) of a pool from M(rdma.fabric.node_pools), one host's
     C(ansible_facts.rdma)) into the C(NCCL_*) variables for the pods that run on that pool's nodes. The
@@ -55,35 +60,6 @@ options:
   socket_ifname:
     description: Value for C(NCCL_SOCKET_IFNAME) instead of the pod interface, for example C(=net2) or C(^lo,docker).
     type: str
-  link_layers:
-    description: Only ports of these link layers (C(Ethernet) for RoCE, C(InfiniBand)). Empty means all.
-    type: list
-    elements: str
-    default: []
-  devices:
-    description: Only RDMA devices whose name matches one of these shell globs. Empty means all.
-    type: list
-    elements: str
-    default: []
-  include_soft:
-    description: Also use soft devices (Soft-RoCE C(rxe), C(siw)).
-    type: bool
-    default: false
-  include_vfs:
-    description: Also use SR-IOV virtual functions.
-    type: bool
-    default: false
-  gid_index:
-    description: C(auto), C(omit) or an integer, as in P(rdma.fabric.nccl_env#filter).
-    type: raw
-    default: auto
-  tc:
-    description: Value for C(NCCL_IB_TC) (0-255) instead of the ports' C(roce.default_tos).
-    type: int
-  extra:
-    description: Variables merged last (they win). A null value removes a derived variable.
-    type: dict
-    default: {}
 seealso:
   - plugin: rdma.fabric.nccl_env
     plugin_type: filter

@@ -11,6 +11,9 @@ name: rdma_node_labels
 short_description: Kubernetes node labels derived from one node's RDMA facts
 version_added: 0.1.0
 author: rdma.fabric developers
+extends_documentation_fragment:
+  - rdma.fabric.port_selection
+  - rdma.fabric.port_selection.link_layers
 description:
   - Labels that let pods be scheduled on RDMA nodes, from the node's C(ansible_facts.rdma).
   - C(<prefix>/capable) is C(true) when the node has an ACTIVE RDMA port (SR-IOV VFs not counted), else C(false).
@@ -29,16 +32,6 @@ options:
     description: Label key prefix, a DNS subdomain.
     type: str
     default: rdma.fabric
-  link_layers:
-    description: Only ports of these link layers. Empty means all.
-    type: list
-    elements: str
-    default: []
-  devices:
-    description: Only RDMA devices whose name matches one of these shell globs. Empty means all.
-    type: list
-    elements: str
-    default: []
   include_soft:
     description: Count soft devices (Soft-RoCE) as RDMA capable.
     type: bool

@@ -11,6 +11,8 @@ name: rdma_ports
 short_description: The ports of one host's RDMA facts, by kind (RoCE, InfiniBand, iWARP)
 version_added: 0.2.0
 author: rdma.fabric developers
+extends_documentation_fragment:
+  - rdma.fabric.port_selection.soft_and_vfs
 description:
   - The one rule of the collection for what kind of RDMA port a port is, exposed to roles and playbooks so that
     YAML never restates it (the rule lives in C(plugins/module_utils/rdma_schema.py)).
@@ -34,13 +36,10 @@ options:
     description: Only ports whose state is C(ACTIVE).
     type: bool
     default: false
+  # rdma.fabric.port_selection.soft_and_vfs's, on by default (what is there)
   include_soft:
-    description: Include soft devices (C(rxe), C(siw)).
-    type: bool
     default: true
   include_vfs:
-    description: Include SR-IOV virtual functions.
-    type: bool
     default: true
 """
 

@@ -11,6 +11,9 @@ name: rdma_selectors
 short_description: Kubernetes RDMA device-plugin selectors derived from the RDMA facts of many hosts
 version_added: 0.1.0
 author: rdma.fabric developers
+extends_documentation_fragment:
+  - rdma.fabric.port_selection
+  - rdma.fabric.port_selection.link_layers
 description:
   - Collects, over the B(ACTIVE) RoCE/InfiniBand ports of all given hosts, the values the Kubernetes device
     plugins select devices by, so that selectors are derived from the facts instead of typed by hand.
@@ -37,16 +40,6 @@ options:
     type: str
     choices: [shared, sriov]
     default: shared
-  link_layers:
-    description: Only ports of these link layers (C(Ethernet), C(InfiniBand)). Empty means all.
-    type: list
-    elements: str
-    default: []
-  devices:
-    description: Only RDMA devices whose name matches one of these shell globs. Empty means all.
-    type: list
-    elements: str
-    default: []
   include_soft:
     description: Also use soft devices (shared plugin only).
     type: bool

@@ -11,6 +11,10 @@ name: ucx_env
 short_description: UCX (and so MPI) environment variables derived from one host's RDMA facts
 version_added: 0.2.0
 author: rdma.fabric developers
+extends_documentation_fragment:
+  - rdma.fabric.port_selection
+  - rdma.fabric.port_selection.soft_and_vfs
+  - rdma.fabric.port_selection.env
 description:
   - Turns one host's C(ansible_facts.rdma) (from M(rdma.fabric.rdma_device_facts)) into the C(UCX_*) variables that
     make UCX, and the MPI libraries and frameworks on top of it (Open MPI C(pml=ucx), mpi4py, Horovod, UCC), use
@@ -33,30 +37,13 @@ options:
     description: C(ansible_facts.rdma) of one host (or its whole C(ansible_facts)).
     type: dict
     required: true
-  tc:
-    description: The ToS byte (0-255) for C(UCX_IB_TRAFFIC_CLASS), for example C(lossless_ethernet_roce_tos).
-    type: int
-  gid_index:
-    description: C(auto) applies the rule above, C(omit) never sets C(UCX_IB_GID_INDEX), an integer forces it.
-    type: raw
-    default: auto
   transports:
     description: C(auto) or the C(UCX_TLS) list (UCX transport names and aliases; a leading C(^) excludes).
     type: raw
     default: auto
-  devices:
-    description: Only RDMA devices whose name matches one of these shell globs. Empty means all.
-    type: list
-    elements: str
-    default: []
   include_soft:
-    description: Also use soft devices (Soft-RoCE C(rxe)).
-    type: bool
+    # rdma.fabric.port_selection.soft_and_vfs's, on by default (a host-level setting, no device plugin involved)
     default: true
-  include_vfs:
-    description: Also use SR-IOV virtual functions.
-    type: bool
-    default: false
   cuda:
     description: The host has GPUs; adds UCX's C(cuda) transports (C(cuda_copy), C(cuda_ipc), C(gdr_copy)).
     type: bool
@@ -66,10 +53,6 @@ options:
     type: list
     elements: str
     default: []
-  extra:
-    description: Variables merged last (they win). A null value removes a derived variable.
-    type: dict
-    default: {}
 """
 
 EXAMPLES = r"""

@@ -26,7 +26,6 @@ import re
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     RdmaFactsError,
-    agreed_value,
     check_link_layers,
     describe_ports,
     host_facts_list,
@@ -35,7 +34,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     port_netdev,
     select_ports,
 )
-from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import check_gid_index, check_pod_ifname, check_tc
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import check_gid_index, check_pod_ifname, check_tc, roce_gid_and_tos
 from ansible_collections.rdma.fabric.plugins.plugin_utils.pod_check import selector_misses
 
 CNI_TYPES = ("macvlan", "host-device", "ipoib")
@@ -165,7 +164,7 @@ def node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, incl
     labels["%s/link-layer" % prefix] = layers.pop() if len(layers) == 1 else "Mixed"
     roce = [p for _d, p in ports if p.get("link_layer") == "Ethernet"]
     if roce:
-        idx = agreed_value(p.get("roce_v2_ipv4_gid_index") for p in roce)
+        idx = roce_gid_and_tos(roce)[0]
         if idx is not None:
             labels["%s/roce-v2-gid-index" % prefix] = str(idx)
     for key, value in labels.items():

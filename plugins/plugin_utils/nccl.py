@@ -72,6 +72,27 @@ def check_gid_index(gid_index):
     return gid_index
 
 
+def roce_gid_and_tos(roce_ports, gid_index="auto", tc=None):
+    """``(gid_index, tos)`` for a job's RoCE ports: the one rule of ``nccl_env``, ``ucx_env`` and the node labels.
+
+    ``roce_ports``: the selected RoCE port dicts of the facts. ``gid_index`` and ``tc`` as checked by
+    :func:`check_gid_index` and :func:`check_tc`. The GID index is ``gid_index`` when it is an integer, with
+    ``auto`` the ``roce_v2_ipv4_gid_index`` every port has, else None (``omit``, ports that disagree or do
+    not know, no port). The ToS byte is ``tc`` when given, else the ``roce.default_tos`` every port has when
+    non-zero, else None.
+    """
+    roce_ports = list(roce_ports)
+    if isinstance(gid_index, int):
+        gid = gid_index
+    elif gid_index == "auto":
+        gid = agreed_value(p.get("roce_v2_ipv4_gid_index") for p in roce_ports)
+    else:
+        gid = None
+    if tc is None:
+        tc = agreed_value((p.get("roce") or {}).get("default_tos") for p in roce_ports) or None
+    return gid, tc
+
+
 def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_vfs=False,
              socket_ifname=None, gid_index="auto", tc=None, on_no_rdma="fail", extra=None):
     """Return ``{NCCL_*: str}`` for one host's facts or for many hosts (union of ports).
@@ -123,22 +144,15 @@ def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_v
     elif netdevs:
         env["NCCL_SOCKET_IFNAME"] = "=" + ",".join(sorted(netdevs, key=natural_key))
 
+    gid, tos = roce_gid_and_tos(roce_ports, gid_index, tc)
     if roce_ports:
-        if isinstance(gid_index, int):
-            env["NCCL_IB_GID_INDEX"] = str(gid_index)
+        if gid is not None:
+            env["NCCL_IB_GID_INDEX"] = str(gid)
         else:
-            agreed = agreed_value(p.get("roce_v2_ipv4_gid_index") for p in roce_ports)
-            if gid_index == "auto" and agreed is not None:
-                env["NCCL_IB_GID_INDEX"] = str(agreed)
-            else:
-                env["NCCL_IB_ROCE_VERSION_NUM"] = "2"
-                env["NCCL_IB_ADDR_FAMILY"] = "AF_INET"
-        if tc is None:
-            agreed_tos = agreed_value((p.get("roce") or {}).get("default_tos") for p in roce_ports)
-            if agreed_tos:
-                env["NCCL_IB_TC"] = str(agreed_tos)
-    if tc is not None:
-        env["NCCL_IB_TC"] = str(tc)
+            env["NCCL_IB_ROCE_VERSION_NUM"] = "2"
+            env["NCCL_IB_ADDR_FAMILY"] = "AF_INET"
+    if tos is not None:
+        env["NCCL_IB_TC"] = str(tos)
 
     return _merge_extra(env, extra)
 

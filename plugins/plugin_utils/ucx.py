@@ -60,14 +60,18 @@ import re
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     RdmaFactsError,
-    agreed_value,
     host_facts_list,
     natural_key,
     port_kind,
     port_netdev,
     select_ports,
 )
-from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import _merge_extra, check_gid_index, check_tc
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import (
+    _merge_extra,
+    check_gid_index,
+    check_tc,
+    roce_gid_and_tos,
+)
 
 # Port kinds UCX can drive as dev:port (its verbs/mlx5 transports).
 UCX_RDMA_KINDS = ("roce", "infiniband")
@@ -156,16 +160,11 @@ def ucx_env(data, tc=None, gid_index="auto", transports="auto", devices=None, in
     env["UCX_TLS"] = tls or ",".join(TLS_RDMA + (TLS_CUDA if cuda else ()))
     roce = [port for dev, port in rdma if port_kind(dev, port) == "roce"]
     if roce:
-        if isinstance(gid_index, int):
-            env["UCX_IB_GID_INDEX"] = str(gid_index)
-        elif gid_index == "auto":
-            agreed = agreed_value(p.get("roce_v2_ipv4_gid_index") for p in roce)
-            if agreed is not None:
-                env["UCX_IB_GID_INDEX"] = str(agreed)
-        if tc is None:
-            tc = agreed_value((p.get("roce") or {}).get("default_tos") for p in roce) or None
-        if tc is not None:
-            env["UCX_IB_TRAFFIC_CLASS"] = str(tc)
+        gid, tos = roce_gid_and_tos(roce, gid_index, tc)
+        if gid is not None:
+            env["UCX_IB_GID_INDEX"] = str(gid)
+        if tos is not None:
+            env["UCX_IB_TRAFFIC_CLASS"] = str(tos)
         if any(dev.get("soft") for dev, port in rdma if port_kind(dev, port) == "roce"):
             env["UCX_UD_ETH_DGID_CHECK"] = "n"
     return _merge_extra(env, extra)

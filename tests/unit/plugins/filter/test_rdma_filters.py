@@ -13,18 +13,23 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import inspect
 import json
 import os
 
 import pytest
+import yaml
 
 from ansible.errors import AnsibleFilterError
+from ansible.utils.plugin_docs import merge_fragment
 
+from ansible_collections.rdma.fabric.plugins.doc_fragments import port_selection
 from ansible_collections.rdma.fabric.plugins.filter import (
     nccl_env,
     nccl_pod_env,
     rdma_cni_config,
     rdma_node_labels,
+    rdma_ports,
     rdma_selectors,
     rdma_shared_dev_plugin_config,
     ucx_env,
@@ -52,6 +57,39 @@ def test_registered_under_documented_name(module, name):
     assert list(filters) == [name]
     assert callable(filters[name])
     assert "name: %s\n" % name in module.DOCUMENTATION
+
+
+def documented_options(module):
+    """The options ansible-doc shows: the filter's own merged over its rdma.fabric.port_selection fragments
+    with ansible's own merge (a filter's partial entry, such as a different default, wins key by key)."""
+    doc = yaml.safe_load(module.DOCUMENTATION)
+    options = doc["options"]
+    for slug in doc.get("extends_documentation_fragment", []):
+        assert slug == "rdma.fabric.port_selection" or slug.startswith("rdma.fabric.port_selection."), slug
+        var = slug[len("rdma.fabric.port_selection."):] or "documentation"
+        merge_fragment(options, yaml.safe_load(getattr(port_selection.ModuleDocFragment, var.upper()))["options"])
+    return options
+
+
+@pytest.mark.parametrize("module, name", [
+    (nccl_env, "nccl_env"),
+    (nccl_pod_env, "nccl_pod_env"),
+    (ucx_env, "ucx_env"),
+    (rdma_selectors, "rdma_selectors"),
+    (rdma_node_labels, "rdma_node_labels"),
+    (rdma_ports, "rdma_ports"),
+])
+def test_documented_options_are_the_filters_arguments(module, name):
+    """The shared option texts come from doc fragments: each filter documents exactly its own arguments, every one
+    complete, with the filter's defaults (None standing for an empty list or dict)."""
+    options = documented_options(module)
+    params = inspect.signature(module.FilterModule().filters()[name]).parameters
+    assert sorted(options) == sorted(["_input"] + list(params)[1:])
+    for option, spec in options.items():
+        assert spec.get("description") and spec.get("type"), (name, option)
+        if option != "_input":
+            default = params[option].default
+            assert spec.get("default") == default or default is None and spec.get("default") in ([], {}), (name, option)
 
 
 def test_nccl_env_filter():

@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import nccl_conf, nccl_env
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import nccl_conf, nccl_env, roce_gid_and_tos
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
 
 FACTS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "k8s", "facts")
@@ -100,6 +100,27 @@ def test_tos_disagreement_or_zero_omits_tc():
     data["devices"][1]["ports"][0]["roce"] = None
     assert "NCCL_IB_TC" not in nccl_env(data)
     assert nccl_env(data, tc=96)["NCCL_IB_TC"] == "96"
+
+
+def _port(gid, tos):
+    return {"roce_v2_ipv4_gid_index": gid, "roce": {"default_tos": tos} if tos is not None else None}
+
+
+@pytest.mark.parametrize("ports, gid_index, tc, expected", [
+    ([_port(3, 106), _port(3, 106)], "auto", None, (3, 106)),
+    ([_port(0, 106)], "auto", None, (0, 106)),               # GID index 0 is an index
+    ([_port(3, 106), _port(5, 106)], "auto", None, (None, 106)),
+    ([_port(3, 106), _port(None, 106)], "auto", None, (None, 106)),
+    ([_port(3, 106), _port(3, 96)], "auto", None, (3, None)),
+    ([_port(3, 0), _port(3, 0)], "auto", None, (3, None)),   # ToS 0 is the kernel's default, not a setting
+    ([_port(3, 106), _port(3, None)], "auto", None, (3, None)),
+    ([_port(3, 106)], "omit", None, (None, 106)),
+    ([_port(3, 106), _port(5, 96)], 7, 0, (7, 0)),           # given values win, 0 included
+    ([], "auto", None, (None, None)),
+    ([], "auto", 106, (None, 106)),
+])
+def test_roce_gid_and_tos_the_rule_nccl_and_ucx_share(ports, gid_index, tc, expected):
+    assert roce_gid_and_tos(ports, gid_index, tc) == expected
 
 
 def test_overrides():

@@ -28,6 +28,7 @@ exercised end to end:
   (the kernel creates ``ports/N/default_roce_{mode,tos}``) and ``rmdir``
   (the values stay in the kernel) on a plain fixture directory.
 * :class:`FakeHost` - routes ``run_command`` / ``get_bin_path`` to the doubles and logs calls.
+* :class:`LabEngine` - the engine tests' set-up: the lab's sysfs tree with the doubles above in front of it.
 
 Real tool output is tested separately against captured fixtures.
 """
@@ -40,6 +41,8 @@ import errno
 import json
 import os
 import shutil
+
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs, engine
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "qos"))
 
@@ -832,3 +835,33 @@ class FakeModule(object):
 
     def warn(self, msg):
         self.warnings.append(msg)
+
+
+# ---------------------------------------------------------------------------
+# the engine on the lab's tree
+# ---------------------------------------------------------------------------
+class LabEngine(object):
+    """TEST DOUBLES set up for the QoS engine: the real lab sysfs capture ``lab_rxe_dcbsim_virtio`` (rxe9 on
+    dcbsim0, rxe0 on virtio eth1) under tmp_path, :class:`FakeRdmaCmConfigfs` in place of the configfs
+    ``mkdir``/``rmdir``, and a :class:`FakeHost` with ``dcb`` (:class:`FakeDcbTool` over ``dcb_ports``; by
+    default dcbsim0 with DCB and eth1 without, as in the lab), ``ip``, ``ethtool`` and the further ``tools``.
+
+    ``run(**params)`` runs ``engine.run`` on a :class:`FakeModule` (``sysfs_path`` the tree and ``netdev``
+    dcbsim0 unless given) and returns its ``(result, warnings)``.
+    """
+
+    def __init__(self, tmp_path, monkeypatch, dcb_ports=None, tools=None):
+        self.sysfs = make_tree(tmp_path, "lab_rxe_dcbsim_virtio")
+        self.cfs = FakeRdmaCmConfigfs()
+        monkeypatch.setattr(configfs, "_mkdir", self.cfs.mkdir)
+        monkeypatch.setattr(configfs, "_rmdir", self.cfs.rmdir)
+        self.dcb_ports = {"dcbsim0": DcbPort(), "eth1": DcbPort(supported=False)} if dcb_ports is None else dcb_ports
+        self.ethtool = FakeEthtool()
+        self.ip = FakeIpLink(self.sysfs)
+        self.host = FakeHost(dict({"dcb": FakeDcbTool(self.dcb_ports), "ip": self.ip, "ethtool": self.ethtool},
+                                  **(tools or {})))
+
+    def run(self, check_mode=False, **params):
+        params.setdefault("sysfs_path", self.sysfs)
+        params.setdefault("netdev", "dcbsim0")
+        return engine.run(FakeModule(params, self.host, check_mode=check_mode))

@@ -13,20 +13,14 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs, engine
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError, ValidationError
 from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
-    DcbPort,
-    FakeDcbTool,
-    FakeEthtool,
-    FakeHost,
-    FakeIpLink,
     FakeMlnxQos,
     FakeModule,
-    FakeRdmaCmConfigfs,
-    make_tree,
+    LabEngine,
     write,
 )
 
@@ -34,25 +28,8 @@ PROFILE = {"trust": "dscp", "pfc": [3], "dscp2prio": {26: 3, 48: 6},
            "prio_tc": {3: 3, 6: 6}, "ets": [{"tc": 0, "tsa": "ets", "bw": 50}, {"tc": 3, "tsa": "ets", "bw": 50}]}
 
 
-class Lab(object):
+class Lab(LabEngine):
     """The real lab sysfs: rxe9 on dcbsim0 (DCB) and rxe0 on virtio eth1 (no DCB), rdma_cm configfs."""
-
-    def __init__(self, tmp_path, monkeypatch):
-        self.sysfs = make_tree(tmp_path, "lab_rxe_dcbsim_virtio")
-        self.cfs = FakeRdmaCmConfigfs()
-        monkeypatch.setattr(configfs, "_mkdir", self.cfs.mkdir)
-        monkeypatch.setattr(configfs, "_rmdir", self.cfs.rmdir)
-        self.dcb_ports = {"dcbsim0": DcbPort(), "eth1": DcbPort(supported=False)}
-        self.ethtool = FakeEthtool()
-        self.ip = FakeIpLink(self.sysfs)
-        self.host = FakeHost({"dcb": FakeDcbTool(self.dcb_ports), "ip": self.ip, "ethtool": self.ethtool})
-
-    def run(self, check_mode=False, **params):
-        params.setdefault("sysfs_path", self.sysfs)
-        params.setdefault("netdev", "dcbsim0")
-        module = FakeModule(params, self.host, check_mode=check_mode)
-        result, warnings = engine.run(module)
-        return result, warnings
 
     def snapshot(self):
         p = self.dcb_ports["dcbsim0"]

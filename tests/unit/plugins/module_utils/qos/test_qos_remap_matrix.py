@@ -20,18 +20,12 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     SEL_DSCP,
     DriverDcbPort,
-    FakeDcbTool,
-    FakeEthtool,
-    FakeHost,
-    FakeIpLink,
     FakeMlnxQos,
-    FakeModule,
-    make_tree,
+    LabEngine,
     write,
 )
 
@@ -62,23 +56,21 @@ def profile(personality, backend):
     return out
 
 
-class Port(object):
-    """dcbsim0 of the lab tree on one personality, with dcb and mlnx_qos in front of the same driver double."""
+class Port(LabEngine):
+    """dcbsim0 of the lab tree (:class:`LabEngine`) on one personality, with dcb and mlnx_qos in front of the same
+    driver double."""
 
-    def __init__(self, tmp_path, personality, backend):
-        self.sysfs = make_tree(tmp_path, "lab_rxe_dcbsim_virtio")
-        write(os.path.join(self.sysfs, "class", "net", "dcbsim0", "dcbsim", "personality"), personality + "\n")
+    def __init__(self, tmp_path, monkeypatch, personality, backend):
         self.personality, self.backend = personality, backend
         self.dcb_port = DriverDcbPort(personality)
         self.driver = self.dcb_port.driver
-        self.host = FakeHost({"dcb": FakeDcbTool({"dcbsim0": self.dcb_port}),
-                              "mlnx_qos": FakeMlnxQos({"dcbsim0": self.driver}),
-                              "ip": FakeIpLink(self.sysfs), "ethtool": FakeEthtool()})
+        super(Port, self).__init__(tmp_path, monkeypatch, dcb_ports={"dcbsim0": self.dcb_port},
+                                   tools={"mlnx_qos": FakeMlnxQos({"dcbsim0": self.driver})})
+        write(os.path.join(self.sysfs, "class", "net", "dcbsim0", "dcbsim", "personality"), personality + "\n")
 
     def run(self, check_mode=False, **params):
-        params.update(sysfs_path=self.sysfs, netdev="dcbsim0", backend=self.backend)
         self.host.calls[:] = []
-        return engine.run(FakeModule(params, self.host, check_mode=check_mode))
+        return super(Port, self).run(check_mode, backend=self.backend, **params)
 
     def table(self):
         return sorted([a[2], a[1]] for a in self.driver.apps if a[0] == SEL_DSCP)
@@ -98,8 +90,8 @@ class Port(object):
 
 
 @pytest.fixture(params=MATRIX, ids=["%s-%s" % pb for pb in MATRIX])
-def port(request, tmp_path):
-    return Port(tmp_path, *request.param)
+def port(request, tmp_path, monkeypatch):
+    return Port(tmp_path, monkeypatch, *request.param)
 
 
 def test_profile_remap_and_down_to_none(port):
