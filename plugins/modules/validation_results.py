@@ -71,7 +71,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 results:
-  description: One entry per test per pair, then the O(extra) entries (C(test), C(hosts), C(devices), C(bandwidth_gbps), C(latency_us), C(passed), C(message), ...).
+  description:
+    - One entry per test per pair, then the O(extra) entries (C(test), C(hosts), C(devices), C(bandwidth_gbps),
+      C(latency_us), C(passed), C(message), ...).
   returned: always
   type: list
   elements: dict
