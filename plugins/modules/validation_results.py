@@ -47,9 +47,9 @@ options:
     default: ""
   extra:
     description:
-      - Results of a later stage, already judged (the workload stage of C(rdma.fabric.rdma_validate):
-        C(mpi_allreduce), C(ucx_tag_lat), C(ucx_tag_bw), C(nccl_allreduce)), kept after the pair tests in O(dest)'s
-        file, in RV(results) and in RV(summary).
+      - Results of a later stage, already judged (the workload stage of C(rdma.fabric.rdma_validate), whose
+        entries are C(mpi_allreduce), C(ucx_tag_lat), C(ucx_tag_bw) and C(nccl_allreduce)), kept after the pair tests
+        in the file of O(dest), in RV(results) and in RV(summary).
       - Each a dict with a C(test) name and C(passed) (true, false or null for not run).
     type: list
     elements: dict
