@@ -153,6 +153,6 @@ def test_host_grid_of_300_hosts_in_blocks_stays_bounded():
     assert len(titled) == 100 and all(r.get("width") == "7" for r in titled)
     assert titled[0].find(NS + "title").text == "servers node0000 .. node0002 -> clients node0003 .. node0005"
     # a name every 9th row and column (100 / 12, rounded up), not 300
-    assert len([t for t in root.iter(NS + "text")]) == 2 * 12
+    assert len(list(root.iter(NS + "text"))) == 2 * 12
     assert len(svg) < 100 * 200 + 5000
     assert rs.pair_label(names, 1, 0, 2) == "node0000 -> node0002" and rs.block_span(names, 7, 42) == "node0294 .. node0299"
