@@ -76,12 +76,17 @@ def test_errors_name_the_variable(kw, per_host, message):
         make_plan(args(var_prefix="rdma_validate_", check_only=True, **kw), values(**per_host))
 
 
-def test_collect_and_write(tmp_path):
+def one_passed_run():
+    """An ib_write_bw plan of the lab pair and the records of its one run, passed."""
     plan = make_plan(args(tests=["ib_write_bw"]), values())["plan"]
     run_id = plan["runs"][0]["id"]
     client = {"results": [{"test": "ib_write_bw", "passed": True, "bandwidth_gbps": 0.05, "message": "ok"}]}
-    records = {"lab1": {run_id: {"server_start": {"ansible_job_id": "1"}, "server": {"finished": 1}}},
-               "lab2": {run_id: {"client": client}}}
+    return plan, {"lab1": {run_id: {"server_start": {"ansible_job_id": "1"}, "server": {"finished": 1}}},
+                  "lab2": {run_id: {"client": client}}}
+
+
+def test_collect_and_write(tmp_path):
+    plan, records = one_passed_run()
     results, summary = collect(plan, records)
     assert [r["test"] for r in results] == ["precheck", "ib_write_bw"] and summary["ok"] is True
     checked = collect(plan, {}, check_mode=True)[0]
@@ -94,11 +99,7 @@ def test_collect_and_write(tmp_path):
 
 
 def test_extra_results_follow_the_pair_tests_in_the_summary_and_the_file(tmp_path):
-    plan = make_plan(args(tests=["ib_write_bw"]), values())["plan"]
-    run_id = plan["runs"][0]["id"]
-    client = {"results": [{"test": "ib_write_bw", "passed": True, "bandwidth_gbps": 0.05, "message": "ok"}]}
-    records = {"lab1": {run_id: {"server_start": {"ansible_job_id": "1"}, "server": {"finished": 1}}},
-               "lab2": {run_id: {"client": client}}}
+    plan, records = one_passed_run()
     workload = [{"test": "mpi_allreduce", "passed": True, "message": "ok"},
                 {"test": "ucx_tag_lat", "passed": False, "message": "ucx_tag_lat failed: no result row in the output"}]
     results, summary = collect(plan, records, extra=workload)
