@@ -26,8 +26,8 @@ export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 LAB        := $(ROOT)/tools/lab/lab
 
-.PHONY: help deps venv collection-link lint sanity unit host-checks molecule molecule-one-vm \
-        molecule-two-vm molecule-all test test-all demo lab-image lab-up lab-down lab-status build clean \
+.PHONY: help deps venv collection-link lint sanity unit host-checks molecule \
+        molecule-all test test-all demo lab-image lab-up lab-down lab-status build clean \
         pack-venvs tools-venv core-venvs tarball-test matrix ee-test docs-test changelog-test host-python \
         bindep release promtool-test
 
@@ -70,36 +70,34 @@ sanity: venv
 unit: venv collection-link
 	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(BIN)/pytest -q -p no:cacheprovider --ignore=tests/unit/fixtures tests/unit
 
-# make test runs the scenarios of molecule/ci-scenarios.txt; molecule-all runs every one.
+# The lab scenarios. make test runs molecule/ci-scenarios.txt (every
+# scenario), test-all every scenario under molecule/ (and what is too heavy for
+# CI's budget). The runner keeps up to LAB_VMS lab VMs running at once
+# (MOLECULE_VMS; tools/lab/run-molecule-all: scenarios side by side, in list
+# order, as their VMs fit).
+LAB_VMS ?= 3
 molecule: venv collection-link lab-image
-	tools/lab/run-molecule-all --ci
-
-molecule-one-vm molecule-two-vm: molecule-%: venv collection-link lab-image
-	tools/lab/run-molecule-all --ci $*
+	MOLECULE_VMS=$(LAB_VMS) tools/lab/run-molecule-all --ci
 
 molecule-all: venv collection-link lab-image
-	tools/lab/run-molecule-all
+	MOLECULE_VMS=$(LAB_VMS) tools/lab/run-molecule-all --all
 
-# make test in three steps, sized for a 2-core machine where the lab runs
-# under TCG (a scenario's work is its VMs' CPU):
+# make test in two steps, sized for a 2-core machine where the lab runs under
+# TCG (a scenario's work is its VMs' CPU):
 #   1. the venv and the lab image, side by side;
-#   2. side by side: the one-VM scenarios of molecule/ci-scenarios.txt, which
-#      leave a core idle, and the host-side checks, one after the other;
-#   3. the two-VM scenarios, alone: two VMs keep both cores busy.
+#   2. side by side: the host-side checks (one after the other, about one
+#      core) and the lab scenarios (up to LAB_VMS VMs at once: a VM keeps a
+#      core busy only while it works, and leaves it idle while it reboots,
+#      waits or the controller works, so three VMs and the checks keep two
+#      cores busy). benchmarks/lab_budget.py prints each scenario's steps.
 test:
 	$(MAKE) --no-print-directory -j2 venv collection-link lab-image pack-venvs
-	$(MAKE) --no-print-directory -j2 --output-sync=target molecule-one-vm host-checks
-	$(MAKE) --no-print-directory molecule-two-vm
+	$(MAKE) --no-print-directory -j2 --output-sync=target molecule host-checks
 
-# Everything: the host-side checks beside the one-VM scenarios, then every
-# other scenario (those make test leaves out for CI's time budget included).
+# Everything: the host-side checks beside every Molecule scenario.
 test-all:
 	$(MAKE) --no-print-directory -j2 venv collection-link lab-image pack-venvs
-	$(MAKE) --no-print-directory -j2 --output-sync=target molecule-all-one-vm host-checks
-	$(MAKE) --no-print-directory molecule-all-two-vm
-
-molecule-all-one-vm molecule-all-two-vm: molecule-all-%: venv collection-link lab-image
-	tools/lab/run-molecule-all --all $*
+	$(MAKE) --no-print-directory -j2 --output-sync=target molecule-all host-checks
 
 # The Prometheus alert and recording rules of roles/rdma_metrics: promtool
 # (Debian's prometheus package, tools/deps/apt-packages.txt) checks them and
