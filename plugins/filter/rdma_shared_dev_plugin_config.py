@@ -23,7 +23,7 @@ description:
     into C(parts) consecutive parts, the first parts one port longer when they do not divide evenly. A split
     resource that no pool gives an ACTIVE port is left out (empty selectors would select every device).
   - Warns (an Ansible warning) for each node pool that gives a split resource no ACTIVE port, naming the pool, the
-    resource and why (a pool with one RDMA port has no second half: a device is in at most one resource), since
+    resource and why (a pool with one RDMA port has no second half, since a device is in at most one resource), as
     pods asking for that resource do not run on the pool's nodes; and for each split resource it leaves out.
   - Fails when the merged selectors select one device of a pool in two resources, or in a derived resource the
     pool did not give it to, naming the nodes and the devices.

@@ -107,8 +107,7 @@ def test_first_playbook_with_the_roles_default_names_the_port_and_the_way_out(us
     built = json.loads(run.results("Build the host runtime on the controller (module_utils in one deterministic zip)")
                        ["localhost"]["stdout"])["path"]
     assert built.startswith(os.path.join(user.tmp, "rdma-fabric-host-tools.")), built
-    (failed,) = [r for r in run.results("Stop, naming the ports that cannot do the profile and how to apply the rest")
-                 .values()]
+    (failed,) = list(run.results("Stop, naming the ports that cannot do the profile and how to apply the rest").values())
     msg = " ".join(failed["msg"].split())
     assert msg.startswith("lossless_ethernet: 1 of 1 ports cannot be configured, nothing was changed on any port: "
                           "ports[0] (ens1f0): ens1f0 cannot do what was asked"), msg

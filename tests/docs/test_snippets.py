@@ -23,6 +23,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from docblocks import doc_block
 
+
 def test_role_readme_playbooks_parse_and_pass_the_roles_argument_specs(user):
     blocks = [
         doc_block("roles/gpudirect/README.md",
