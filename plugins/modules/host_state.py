@@ -52,8 +52,8 @@ options:
     default: true
   content:
     description:
-      - Paths, each also in O(paths), whose text to return too (RV(paths.content)): a small record a role wrote
-        on an earlier run, read in the same call as the rest.
+      - Paths, each also in O(paths), whose text to return too, in RV(paths.content). For a small record a role
+        wrote on an earlier run, read in the same call as the rest.
       - Only a regular file of at most 65536 bytes that is UTF-8 text; for any other RV(paths.content_error) says
         why and RV(paths.content) is left out.
     type: list
