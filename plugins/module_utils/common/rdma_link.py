@@ -29,7 +29,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 LINK_TYPES = ("rxe", "siw")
 STATES = ("present", "absent")

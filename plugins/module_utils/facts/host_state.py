@@ -13,9 +13,9 @@ path costs one call, and drift is still corrected by the same write tasks.
 
 ``read_path`` is what ``ansible.builtin.stat`` reports for the fields the
 roles compare (type, mode, owner, group, SHA-1 of a file's content, the
-entries of a folder); ``path_differs`` compares such a record with what a
-write task would make. Both are used by the module and by the filter of the
-same name, so the decision is made by one piece of code.
+entries of a folder); ``common.host_state.path_differs`` compares such a
+record with what a write task would make (the filter of the same name), so
+the decision is made by one piece of code.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -27,7 +27,6 @@ import grp
 import hashlib
 import os
 import pwd
-import re
 import stat
 
 # What a path's type is called (the names ansible.builtin.file uses in `state`).
@@ -36,19 +35,6 @@ _TYPES = (
     (stat.S_ISDIR, "directory"),
     (stat.S_ISLNK, "link"),
 )
-
-
-# A systemd unit name (systemd.unit(5)): used with re.fullmatch ("$" would let a trailing newline through).
-_UNIT_NAME_RE = re.compile(
-    r"[A-Za-z0-9:_.@\\-]+\.(?:service|socket|target|timer|mount|automount|path|slice|scope|device|swap)")
-UNIT_NAME_RULE = ("NAME.TYPE, NAME of letters, digits and : _ . @ - \\ (not starting with -), at most 255 characters, "
-                  "TYPE one of service, socket, target, timer, mount, automount, path, slice, scope, device, swap")
-
-
-def is_unit_name(name):
-    """True for a systemd unit name (see :data:`UNIT_NAME_RULE`)."""
-    return (isinstance(name, str) and len(name) <= 255 and not name.startswith("-")
-            and _UNIT_NAME_RE.fullmatch(name) is not None)
 
 
 def _name(lookup, ident):
@@ -102,40 +88,6 @@ def read_path(path, checksum=True, chunk=65536):
         rec["readable"] = False
         rec["error"] = os.strerror(e.errno) if e.errno else str(e)
     return rec
-
-
-def _octal(mode):
-    try:
-        return int(str(mode), 8)
-    except ValueError:
-        raise ValueError("mode must be an octal string such as 0644; got %r" % (mode,))
-
-
-def path_differs(rec, state="file", sha1=None, mode=None, owner=None, group=None):
-    """True when a write task that makes ``state`` (file, directory, absent) would change ``rec``.
-
-    Only the fields given are compared; a record that could not be read
-    always differs (the write task then decides). ``mode`` is compared as
-    an octal string (``"0644"`` and ``"644"`` are the same). Raises
-    ValueError, naming the argument, for a state or mode it cannot use.
-    """
-    if state == "absent":
-        return bool(rec.get("exists"))
-    if state not in ("file", "directory"):
-        raise ValueError("state must be one of file, directory, absent; got %r" % (state,))
-    if not rec.get("exists") or not rec.get("readable", True):
-        return True
-    if rec.get("type") != state:
-        return True
-    if sha1 is not None and state == "file" and rec.get("sha1") != sha1.lower():
-        return True
-    if mode is not None and _octal(mode) != _octal(rec.get("mode", "-1")):
-        return True
-    if owner is not None and rec.get("owner") != owner:
-        return True
-    if group is not None and rec.get("group") != group:
-        return True
-    return False
 
 
 def unit_states(run_command, systemctl, units):

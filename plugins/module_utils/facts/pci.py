@@ -30,7 +30,7 @@ import os
 import re
 import struct
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import natural_key
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import natural_key
 
 # Full-match only (re.fullmatch): "$" would let a trailing newline through.
 PCI_ADDRESS_RE = re.compile(r"[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
@@ -43,6 +43,8 @@ PCI_ADDRESS_RE = re.compile(r"[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-
 #   SYS  through the interconnect between NUMA nodes (QPI/UPI/xGMI)
 RELATIONS = ("PIX", "PXB", "PHB", "NODE", "SYS")
 RELATION_RANK = dict((name, rank) for rank, name in enumerate(RELATIONS))
+SHARED_SWITCH = ("PIX", "PXB")      # the two ends share a PCIe switch
+OTHER_ROOT_COMPLEX = ("NODE", "SYS")  # the two ends are under different root complexes
 
 # PCI class codes (base class, sub class) as in the kernel's pci_ids.h
 PCI_CLASS_BRIDGE_PCI = 0x0604

@@ -37,7 +37,7 @@ import json
 import os
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.gid import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.gid import (
     GID_TYPE_ROCE_V1,
     GID_TYPE_ROCE_V2,
     ZERO_GID,
@@ -46,13 +46,13 @@ from ansible_collections.rdma.fabric.plugins.module_utils.gid import (
     normalise_gid,
     normalise_gid_type,
 )
-from ansible_collections.rdma.fabric.plugins.module_utils.pci import is_pci_address
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (  # noqa: F401 (re-exported)
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.pci import is_pci_address
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (  # noqa: F401 (re-exported)
     SCHEMA_VERSION,
     RdmaFactsError,
     natural_key,
 )
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import PathError, SysfsTree, check_path
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import PathError, SysfsTree, check_path
 
 GATHER_SUBSETS = ("all", "min", "counters")
 DEFAULT_GATHER_SUBSET = ["min"]

@@ -34,7 +34,7 @@ import socket
 import subprocess
 import sys
 
-from ansible_collections.rdma.fabric.plugins.module_utils import metrics
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
 
 REASON_PREFIX = "rdma-fabric:"
 # How long to wait for a running lossless re-apply before judging without the drift check.

@@ -13,12 +13,12 @@ installed by the internal role ``rdma.fabric.host_tools`` as
 Its ``__main__`` calls :func:`main`.
 
 Subcommands are listed in :data:`SUBCOMMANDS`: name -> the module_utils module
-(relative to this package) whose ``cli_main(argv)`` runs it and returns the
+(relative to ``plugins/module_utils``) whose ``cli_main(argv)`` runs it and returns the
 exit status. Modules are imported only when their subcommand runs, so a
 subcommand's imports cost nothing to the others. Adding one is one line here.
 
 Standard library only, Python 3.7 or later (what ansible-core 2.17 runs
-modules with; tests/unit/plugins/module_utils/test_host_cli.py checks that
+modules with; tests/unit/plugins/module_utils/runtime/test_host_cli.py checks that
 every module_utils file parses as 3.7 and imports without ``ansible``).
 """
 
@@ -33,11 +33,12 @@ import sys
 
 SUBCOMMANDS = {
     "qos-apply": "qos.reapply",
-    "metrics": "metrics",
-    "health-check": "health_check",
-    "gpudirect-acs": "gpudirect",
+    "metrics": "runtime.metrics",
+    "health-check": "runtime.health_check",
+    "gpudirect-acs": "gpudirect.acs_boot",
 }
-PACKAGE = __name__.rpartition(".")[0]
+# module_utils itself: SUBCOMMANDS are relative to it (this file is module_utils/runtime/host_cli.py).
+PACKAGE = __name__.rsplit(".", 2)[0]
 PROG = "rdma-fabric"
 
 

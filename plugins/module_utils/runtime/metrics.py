@@ -23,7 +23,7 @@ with its source):
   the roce_qos arguments the role applied) read and compared by the QoS
   engine itself in check mode (:class:`.qos.engine.QosRun`): one gauge per
   managed option, 1 where the host differs;
-* GPUDirect readiness: :func:`.gpudirect.gather` (reads only);
+* GPUDirect readiness: :func:`.gd_probes.gather` (reads only);
 * the collection version (from the config the role writes) and the time of
   the last successful lossless apply (``--record-apply`` stamp).
 
@@ -56,8 +56,8 @@ import sys
 import tempfile
 import time
 
-from ansible_collections.rdma.fabric.plugins.module_utils import netlink_stats
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import natural_key, port_kind, ports
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime import netlink_stats
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import natural_key, port_kind, ports
 
 CONFIG_PATH = "/etc/rdma-fabric/metrics.json"
 GPUDIRECT_MODES = ("auto", "required", "ignore")
@@ -266,7 +266,7 @@ def _counter_values(port):
 
 
 def _read_ports(snap, cfg):
-    from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+    from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
     facts = gather_rdma_facts(cfg["sysfs"], gather_subset=["counters"])
     snap.facts = facts
     for dev, port in ports(facts, include_vfs=cfg["include_vfs"]):
@@ -377,12 +377,12 @@ def check_drift(netdev, request, sysfs, facts=None):
     ``request``: the port's validated request (:func:`saved_ports`); ``facts``: the RDMA
     facts this run read (else they are read here to find the port).
     """
-    from ansible_collections.rdma.fabric.plugins.module_utils.host_cli import HostProcess
+    from ansible_collections.rdma.fabric.plugins.module_utils.runtime.host_cli import HostProcess
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import QosRun
-    from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError
+    from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import check_netdevs_exist, read_facts, resolve
-    from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+    from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
     entry = {"netdev": netdev, "device": None, "port": None, "ok": False, "error": None, "options": {}, "unsupported": []}
     tree = SysfsTree(sysfs)
     try:
@@ -423,9 +423,9 @@ def _read_drift(snap, cfg, lock_wait=0.0):
 def _read_gpudirect(snap, cfg):
     if cfg["gpudirect"] == "ignore":
         return
-    from ansible_collections.rdma.fabric.plugins.module_utils import gpudirect
-    from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
-    facts = gpudirect.gather(SysfsTree(cfg["sysfs"], cfg["procfs"]), "audit")
+    from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import probes as gd_probes
+    from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
+    facts = gd_probes.gather(SysfsTree(cfg["sysfs"], cfg["procfs"]), "audit")
     snap.gpudirect = {"gpus": len(facts["gpus"]), "ready": bool(facts["ready"]), "reasons": list(facts["reasons"])}
 
 

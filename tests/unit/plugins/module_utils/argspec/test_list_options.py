@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""plugins/module_utils/list_options.py, and the three options declared raw that it checks.
+"""plugins/module_utils/argspec/list_options.py, and the three options declared raw that it checks.
 
 rdma_link ``links``, roce_qos ``ets`` and sriov_vfs ``pfs[].vfs`` are declared ``type: raw`` so that text
 is refused naming the option (Ansible's own list/dict check says "dictionary requested, could not parse
@@ -15,7 +15,7 @@ __metaclass__ = type
 import pytest
 import yaml
 
-from ansible_collections.rdma.fabric.plugins.module_utils.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
 from ansible_collections.rdma.fabric.plugins.modules import rdma_link, roce_qos, sriov_vfs
 
 OPTIONS = dict(tc=dict(type="int", required=True), tsa=dict(type="str", choices=["ets", "strict"], default="ets"),

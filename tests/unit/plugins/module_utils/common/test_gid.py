@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/gid.py: GID parsing, normalisation, decoding."""
+"""Unit tests for module_utils/common/gid.py: GID parsing, normalisation, decoding."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.gid import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.gid import (
     ZERO_GID,
     compress_ipv6,
     gid_ip,
@@ -92,7 +92,7 @@ def test_normalise_gid_type(raw, link_layer, iwarp, expected):
 
 
 def test_is_unused_gid_zero_interface_id():
-    from ansible_collections.rdma.fabric.plugins.module_utils.gid import is_unused_gid
+    from ansible_collections.rdma.fabric.plugins.module_utils.common.gid import is_unused_gid
     assert is_unused_gid(None)
     assert is_unused_gid("0000:0000:0000:0000:0000:0000:0000:0000")
     assert is_unused_gid("fe80:0000:0000:0000:0000:0000:0000:0000")  # 2013 kernels' unused slots

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/module_utils/perftest.py.
+"""Unit tests for plugins/module_utils/common/perftest.py.
 
 The outputs are REAL captures from the project's VM lab (perftest 4.5+0.17-1,
 rdmacm-utils 44.0-2, Soft-RoCE rxe0 under QEMU TCG), see
@@ -14,9 +14,9 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import perftest as pt
+from ansible_collections.rdma.fabric.plugins.module_utils.common import perftest as pt
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "perftest")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "fixtures", "perftest")
 
 
 def capture(name):

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/qos/model.py: validation, normalisation, merge, render."""
+"""Unit tests for module_utils/common/qos_model.py: validation, normalisation, merge, render."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -7,8 +7,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import model
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import ValidationError
+from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import ValidationError
 
 
 def norm(**params):

@@ -9,11 +9,11 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import rdma_link as rl
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common import rdma_link as rl
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
-SYSFS_FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "sysfs"))
+SYSFS_FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "fixtures", "sysfs"))
 
 
 def test_normalise_fills_defaults_and_keeps_order():

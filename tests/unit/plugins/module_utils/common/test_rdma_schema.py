@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/rdma_schema.py, the owner of the facts schema.
+"""Unit tests for module_utils/common/rdma_schema.py, the owner of the facts schema.
 
 (The rdma_ports filter's tests are in tests/unit/plugins/filter/test_rdma_ports.py: ansible-test runs module_utils
 tests where controller code cannot be imported.)
@@ -19,8 +19,9 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import rdma_facts, rdma_schema
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common import rdma_schema
+from ansible_collections.rdma.fabric.plugins.module_utils.facts import rdma_facts
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     RdmaFactsError,
     ib_ports,
     iwarp_ports,
@@ -32,7 +33,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     select_ports,
 )
 
-FACTS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "k8s", "facts")
+FACTS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "k8s", "facts")
 
 
 def facts(name):

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/host_state.py: path records, the differs test and unit states.
+"""Unit tests for module_utils/facts/host_state.py: path records, the differs test and unit states.
 
 Paths are real files made under pytest's tmp_path. ``systemctl`` is not run:
 ``CapturedSystemctl`` is a test double that replays what systemd 252 (Debian
@@ -21,7 +21,8 @@ import pwd
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.host_state import path_differs, read_path, unit_states
+from ansible_collections.rdma.fabric.plugins.module_utils.common.host_state import path_differs
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.host_state import read_path, unit_states
 
 ME = pwd.getpwuid(os.getuid()).pw_name
 MY_GROUP = grp.getgrgid(os.getgid()).gr_name

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/pci.py: PCI topology from sysfs, config space.
+"""Unit tests for module_utils/facts/pci.py: PCI topology from sysfs, config space.
 
 Trees: the shared derived fixture ``derived_gpu_nic_topology`` (its
 expected.json) and the DERIVED layouts of tests/unit/fixtures/pci (README.md).
@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.pci import (
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.pci import (
     PciTopology,
     ext_capabilities,
     find_ext_capability,
@@ -22,7 +22,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.pci import (
     read_u16,
     split_device_path,
 )
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
     ACS_CTRL_LINUX_DEFAULT,
     CLASS_BRIDGE,
@@ -31,7 +31,7 @@ from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.path.join(HERE, "..", "..", "fixtures", "sysfs", "derived_gpu_nic_topology")
+SHARED = os.path.join(HERE, "..", "..", "..", "fixtures", "sysfs", "derived_gpu_nic_topology")
 
 
 @pytest.fixture(name="box")
@@ -195,7 +195,7 @@ def test_procfs_style_folders_are_still_devices(tmp_path):
 # --------------------------------------------------------------------------
 # a REAL capture: the lab VM (tests/unit/fixtures/pci/README.md)
 # --------------------------------------------------------------------------
-LAB_CAPTURE = os.path.join(HERE, "..", "..", "fixtures", "pci", "lab_debian12_q35.json")
+LAB_CAPTURE = os.path.join(HERE, "..", "..", "..", "fixtures", "pci", "lab_debian12_q35.json")
 
 
 def test_lab_capture_topology(tmp_path):

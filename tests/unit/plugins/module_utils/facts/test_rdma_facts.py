@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/rdma_facts.py (ansible_facts.rdma, schema_version 1).
+"""Unit tests for module_utils/facts/rdma_facts.py (ansible_facts.rdma, schema_version 1).
 
 Inputs, all under tests/unit/fixtures/ (see sysfs/README.md for provenance):
 
@@ -29,9 +29,9 @@ import shutil
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import rdma_facts
-from ansible_collections.rdma.fabric.plugins.module_utils.gid import ZERO_GID, normalise_gid
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import (
+from ansible_collections.rdma.fabric.plugins.module_utils.facts import rdma_facts
+from ansible_collections.rdma.fabric.plugins.module_utils.common.gid import ZERO_GID, normalise_gid
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import (
     MODULE_NAMES,
     RdmaFactsError,
     gather_rdma_facts,
@@ -39,12 +39,12 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import (
     parse_id_text,
     parse_rate_gbps,
 )
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.fixtures.read_faults import KernelRefusals
 from ansible_collections.rdma.fabric.tests.unit.fixtures.sysfs.synthetic_host import build_host
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.normpath(os.path.join(HERE, "..", "..", "fixtures"))
+FIXTURES = os.path.normpath(os.path.join(HERE, "..", "..", "..", "fixtures"))
 SYSFS_FIXTURES = os.path.join(FIXTURES, "sysfs")
 SCHEMA_MODULES = ("ib_core", "ib_uverbs", "rdma_ucm", "rdma_cm", "mlx5_ib", "rdma_rxe", "siw", "nvidia_peermem", "nv_peer_mem")
 DERIVED_WITH_ERRORS = ("derived_rxe", "derived_roce_mlx5_ofed", "derived_ib_mlx5_ipoib")

@@ -16,10 +16,10 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import ib_ports, port_kind
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import ib_ports, port_kind
 
-SYSFS_FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "sysfs"))
+SYSFS_FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "fixtures", "sysfs"))
 
 # (fixture, device, PCI address, numa node, GID table slots in the capture, hca_type, rate)
 CAPTURES = [

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/sysfs.py: rooted reads where no read error escapes.
+"""Unit tests for module_utils/facts/sysfs.py: rooted reads where no read error escapes.
 
 Real errors where a test machine can make them: a FIFO with a writer and no
 data (EAGAIN, the file is opened non-blocking), a FIFO without writer (no
@@ -19,8 +19,8 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import sysfs
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.facts import sysfs
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.fixtures.read_faults import KernelRefusals
 
 

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/gpudirect.py: probes, readiness, change plan.
+"""Unit tests for module_utils/gpudirect/: probes, readiness, change plan.
 
 Trees: the shared derived fixture ``derived_gpu_nic_topology`` and the DERIVED
 layouts of tests/unit/fixtures/pci (see README.md there). No GPU machine was at
@@ -18,9 +18,13 @@ import struct
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import gpudirect
-from ansible_collections.rdma.fabric.plugins.module_utils.pci import PciTopology
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import acs as gd_acs
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import acs_boot as gd_acs_boot
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import plan as gd_plan
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import probes as gd_probes
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import runner as gd_runner
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.pci import PciTopology
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
     ACS_CTRL_LINUX_DEFAULT,
     CLASS_BRIDGE,
@@ -32,7 +36,7 @@ from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.path.join(HERE, "..", "..", "fixtures", "sysfs", "derived_gpu_nic_topology")
+SHARED = os.path.join(HERE, "..", "..", "..", "fixtures", "sysfs", "derived_gpu_nic_topology")
 
 
 def tree_of(builder):
@@ -40,7 +44,7 @@ def tree_of(builder):
 
 
 def gather(builder, acs="audit"):
-    return gpudirect.gather(tree_of(builder), acs)
+    return gd_probes.gather(tree_of(builder), acs)
 
 
 def kinds(actions):
@@ -53,7 +57,7 @@ def kinds(actions):
 def test_shared_fixture_facts_match_expected_json():
     with open(os.path.join(SHARED, "expected.json")) as handle:
         expected = json.load(handle)
-    facts = gpudirect.gather(SysfsTree(os.path.join(SHARED, "sys"), os.path.join(SHARED, "proc")), "audit")
+    facts = gd_probes.gather(SysfsTree(os.path.join(SHARED, "sys"), os.path.join(SHARED, "proc")), "audit")
     assert [g["pci_address"] for g in facts["gpus"]] == sorted(expected["gpus"].values())
     assert dict((n["name"], n["pci_address"]) for n in facts["nics"]) == expected["nics"]
     for gpu_name, row in expected["matrix"].items():
@@ -141,9 +145,9 @@ def test_acs_state_conventional_and_missing_config(tmp_path):
     builder.bridge(hb, "0000:00:1c.0", acs_ctrl=ACS_CTRL_LINUX_DEFAULT, config_size=256)
     builder.device(hb, "0000:00:1d.0", 0x8086, 0x1234, CLASS_BRIDGE)
     topo = PciTopology(tree_of(builder))
-    assert gpudirect.acs_state(topo, "0000:00:1c.0")["state"] == "absent"
-    assert "no PCIe extended configuration space" in gpudirect.acs_state(topo, "0000:00:1c.0")["detail"]
-    assert gpudirect.acs_state(topo, "0000:00:1d.0")["state"] == "unreadable"
+    assert gd_acs.acs_state(topo, "0000:00:1c.0")["state"] == "absent"
+    assert "no PCIe extended configuration space" in gd_acs.acs_state(topo, "0000:00:1c.0")["detail"]
+    assert gd_acs.acs_state(topo, "0000:00:1d.0")["state"] == "unreadable"
 
 
 # --------------------------------------------------------------------------
@@ -160,13 +164,13 @@ def test_nvidia_driver_version_file(tmp_path, flavour, version, arch, expect):
     builder = PciTreeBuilder(tmp_path)
     builder.nvidia_driver(version, flavour, arch)
     os.unlink(os.path.join(builder.sys, "module", "nvidia", "version"))  # only /proc/driver/nvidia/version
-    driver = gpudirect.nvidia_driver(tree_of(builder))
+    driver = gd_probes.nvidia_driver(tree_of(builder))
     assert (driver["flavour"], driver["version"], driver["ships_nvidia_peermem"]) == expect
     assert driver["loaded"] is True
 
 
 def test_nvidia_driver_absent(tmp_path):
-    driver = gpudirect.nvidia_driver(tree_of(PciTreeBuilder(tmp_path)))
+    driver = gd_probes.nvidia_driver(tree_of(PciTreeBuilder(tmp_path)))
     assert driver == {"loaded": False, "version": None, "flavour": None, "ships_nvidia_peermem": None}
 
 
@@ -250,15 +254,15 @@ def test_trap_legacy_nv_peer_mem_on_a_driver_that_ships_nvidia_peermem(tmp_path)
     facts = gather(builder)
     assert "the legacy nv_peer_mem module is loaded although NVIDIA driver 535.104.05 ships nvidia_peermem (since R470): " \
            "unload nv_peer_mem, remove the nvidia-peer-memory package and use nvidia_peermem" in facts["reasons"]
-    actions = gpudirect.plan(facts, "auto", True, "audit", None)
+    actions = gd_plan.plan(facts, "auto", True, "audit", None)
     assert kinds(actions) == [("unload_module", "nv_peer_mem"), ("load_module", "nvidia_peermem"),
-                              ("write_file", gpudirect.MODULES_LOAD_FILE)]
+                              ("write_file", gd_plan.MODULES_LOAD_FILE)]
 
 
 def test_old_driver_uses_nv_peer_mem(tmp_path):
     facts = gather(build_ready_host(tmp_path, driver_flavour="proprietary", driver_version="460.91.03"))
     assert facts["peermem"]["module"] == "nv_peer_mem"
-    assert kinds(gpudirect.plan(facts, "auto", False, "audit", None)) == [("load_module", "nv_peer_mem")]
+    assert kinds(gd_plan.plan(facts, "auto", False, "audit", None)) == [("load_module", "nv_peer_mem")]
 
 
 def test_dmabuf_possible_with_peermem_loaded_warns(tmp_path):
@@ -275,9 +279,9 @@ def test_inbox_stack_without_peer_memory_api(tmp_path):
     assert facts["peermem"]["peer_memory_api"] is False
     assert any("ib_core has no peer-memory API" in r and "nvidia_peermem cannot load" in r for r in facts["reasons"])
     # auto: nothing loaded, nothing persisted (a modules-load.d entry would fail at every boot)
-    assert gpudirect.plan(facts, "auto", True, "audit", None) == []
-    with pytest.raises(gpudirect.PlanError) as err:
-        gpudirect.plan(facts, "present", True, "audit", None)
+    assert gd_plan.plan(facts, "auto", True, "audit", None) == []
+    with pytest.raises(gd_plan.PlanError) as err:
+        gd_plan.plan(facts, "present", True, "audit", None)
     assert "ib_core has no peer-memory API" in str(err.value)
 
 
@@ -316,10 +320,10 @@ def test_host_without_gpu(tmp_path):
     ]
     assert facts["iommu"]["mode"] == "off"
     assert facts["peermem"]["needed"] is False
-    assert gpudirect.plan(facts, "auto", True, "disable", None) == []
-    assert gpudirect.plan(facts, "present", True, "disable", None) == []
+    assert gd_plan.plan(facts, "auto", True, "disable", None) == []
+    assert gd_plan.plan(facts, "present", True, "disable", None) == []
     # absent still cleans up after itself
-    assert kinds(gpudirect.plan(facts, "absent", True, "audit", "x\n")) == [("remove_file", gpudirect.MODULES_LOAD_FILE)]
+    assert kinds(gd_plan.plan(facts, "absent", True, "audit", "x\n")) == [("remove_file", gd_plan.MODULES_LOAD_FILE)]
 
 
 # --------------------------------------------------------------------------
@@ -329,13 +333,13 @@ def test_plan_acs_disable_clears_the_redirect_bits_and_remembers_old_value(tmp_p
     builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
     tree = tree_of(builder)
     topo = PciTopology(tree)
-    facts = gpudirect.gather(tree, "audit", topo=topo)
+    facts = gd_probes.gather(tree, "audit", topo=topo)
     assert facts["reasons"] == [
         "ACS request-redirect and completion-redirect are on at 0000:17:00.0 between GPU 0000:18:00.0 and mlx5_0",
         "ACS request-redirect and completion-redirect are on at 0000:17:01.0 between GPU 0000:18:00.0 and mlx5_0",
     ]
-    assert gpudirect.plan(facts, "auto", True, "audit", None, topo=topo) == []
-    actions = gpudirect.plan(facts, "auto", True, "disable", None, topo=topo)
+    assert gd_plan.plan(facts, "auto", True, "audit", None, topo=topo) == []
+    actions = gd_plan.plan(facts, "auto", True, "disable", None, topo=topo)
     assert [(a.kind, a.target, a.argv, a.acs) for a in actions] == [
         ("acs_disable", address, None, {"config": os.path.join(builder.paths[address], "config"), "offset": 0x14E,
                                         "old": 0x001D, "new": 0x0011, "ids": ["0x1000", "0xc030"]})
@@ -343,13 +347,13 @@ def test_plan_acs_disable_clears_the_redirect_bits_and_remembers_old_value(tmp_p
     ]
     assert actions[0].describe() == ("write 0x0011 to the ACS control register of 0000:17:00.0 "
                                      "(config offset 0x14e, was 0x001d)")
-    before = gpudirect.state_view(facts, None)
-    assert gpudirect.predicted_view(before, actions)["acs_control"] == {"0000:17:00.0": "0x0011", "0000:17:01.0": "0x0011"}
+    before = gd_plan.state_view(facts, None)
+    assert gd_plan.predicted_view(before, actions)["acs_control"] == {"0000:17:00.0": "0x0011", "0000:17:01.0": "0x0011"}
 
 
 def test_plan_in_container_mode_roots_modprobe_and_the_file(tmp_path):
     facts = gather(build_ready_host(tmp_path, driver_flavour="proprietary"))
-    actions = gpudirect.plan(facts, "auto", True, "audit", None, host_root="/host")
+    actions = gd_plan.plan(facts, "auto", True, "audit", None, host_root="/host")
     assert [(a.kind, a.argv, a.undo_argv, a.path) for a in actions] == [
         ("load_module", ["modprobe", "-d", "/host", "nvidia_peermem"], ["modprobe", "-d", "/host", "-r", "nvidia_peermem"], None),
         ("write_file", None, None, "/host/etc/modules-load.d/rdma-fabric-gpudirect.conf"),
@@ -358,17 +362,17 @@ def test_plan_in_container_mode_roots_modprobe_and_the_file(tmp_path):
 
 def test_plan_peermem_modes(tmp_path):
     facts = gather(build_ready_host(tmp_path, driver_flavour="proprietary"))
-    content = gpudirect.MODULES_LOAD_HEADER + "nvidia_peermem\n"
-    auto = gpudirect.plan(facts, "auto", True, "audit", None)
+    content = gd_plan.MODULES_LOAD_HEADER + "nvidia_peermem\n"
+    auto = gd_plan.plan(facts, "auto", True, "audit", None)
     assert [(a.kind, a.argv) for a in auto] == [("load_module", ["modprobe", "nvidia_peermem"]), ("write_file", None)]
     assert auto[1].content == content and auto[1].old_content is None
-    assert kinds(gpudirect.plan(facts, "auto", False, "audit", None)) == [("load_module", "nvidia_peermem")]
+    assert kinds(gd_plan.plan(facts, "auto", False, "audit", None)) == [("load_module", "nvidia_peermem")]
     # file already right: only the runtime load
-    assert kinds(gpudirect.plan(facts, "auto", True, "audit", content)) == [("load_module", "nvidia_peermem")]
+    assert kinds(gd_plan.plan(facts, "auto", True, "audit", content)) == [("load_module", "nvidia_peermem")]
     # dma-buf host: auto does not load, and takes its own file away
     ready = gather(build_ready_host(tmp_path / "other"))
-    assert kinds(gpudirect.plan(ready, "auto", True, "audit", content)) == [("remove_file", gpudirect.MODULES_LOAD_FILE)]
-    assert kinds(gpudirect.plan(ready, "present", True, "audit", content)) == [("load_module", "nvidia_peermem")]
+    assert kinds(gd_plan.plan(ready, "auto", True, "audit", content)) == [("remove_file", gd_plan.MODULES_LOAD_FILE)]
+    assert kinds(gd_plan.plan(ready, "present", True, "audit", content)) == [("load_module", "nvidia_peermem")]
 
 
 def test_plan_absent_unloads_both(tmp_path):
@@ -376,13 +380,13 @@ def test_plan_absent_unloads_both(tmp_path):
     builder.module("nvidia_peermem")
     builder.module("nv_peer_mem")
     facts = gather(builder)
-    actions = gpudirect.plan(facts, "absent", True, "audit", "old\n")
+    actions = gd_plan.plan(facts, "absent", True, "audit", "old\n")
     assert [(a.kind, a.argv) for a in actions] == [
         ("unload_module", ["modprobe", "-r", "nv_peer_mem"]),
         ("unload_module", ["modprobe", "-r", "nvidia_peermem"]),
         ("remove_file", None),
     ]
-    view = gpudirect.predicted_view(gpudirect.state_view(facts, "old\n"), actions)
+    view = gd_plan.predicted_view(gd_plan.state_view(facts, "old\n"), actions)
     assert view["peermem_loaded"] == [] and view["modules_load_file"] is None
 
 
@@ -421,11 +425,11 @@ class FakeModule(object):
 
 def test_runner_writes_file_atomically_with_mode(tmp_path, monkeypatch):
     path = str(tmp_path / "etc" / "modules-load.d" / "x.conf")
-    actions = [gpudirect.Action("load_module", "nvidia_peermem", argv=["modprobe", "nvidia_peermem"],
-                                undo_argv=["modprobe", "-r", "nvidia_peermem"]),
-               gpudirect.Action("write_file", path, path=path, content="nvidia_peermem\n")]
+    actions = [gd_plan.Action("load_module", "nvidia_peermem", argv=["modprobe", "nvidia_peermem"],
+                              undo_argv=["modprobe", "-r", "nvidia_peermem"]),
+               gd_plan.Action("write_file", path, path=path, content="nvidia_peermem\n")]
     module = FakeModule()
-    gpudirect.ChangeRunner(module).run(actions)
+    gd_runner.ChangeRunner(module).run(actions)
     assert module.commands == [["/usr/sbin/modprobe", "nvidia_peermem"]]
     with open(path) as handle:
         assert handle.read() == "nvidia_peermem\n"
@@ -441,8 +445,8 @@ def acs_words_of(builder, *addresses):
 def planned(builder, acs="disable", peermem="auto", current_file=None, modules_load_file=None):
     tree = tree_of(builder)
     topo = PciTopology(tree)
-    facts = gpudirect.gather(tree, "audit", topo=topo)
-    return gpudirect.plan(facts, peermem, True, acs, current_file, modules_load_file=modules_load_file, topo=topo)
+    facts = gd_probes.gather(tree, "audit", topo=topo)
+    return gd_plan.plan(facts, peermem, True, acs, current_file, modules_load_file=modules_load_file, topo=topo)
 
 
 def test_runner_restores_what_it_did_when_a_step_fails(tmp_path):
@@ -456,8 +460,8 @@ def test_runner_restores_what_it_did_when_a_step_fails(tmp_path):
                               ("acs_disable", "0000:17:00.0"), ("acs_disable", "0000:17:01.0")]
     os.unlink(os.path.join(builder.paths["0000:17:01.0"], "config"))  # hot-removed between plan and change
     module = FakeModule()
-    with pytest.raises(gpudirect.ChangeFailed) as err:
-        gpudirect.ChangeRunner(module).run(actions)
+    with pytest.raises(gd_runner.ChangeFailed) as err:
+        gd_runner.ChangeRunner(module).run(actions)
     assert module.commands == [["/usr/sbin/modprobe", "nvidia_peermem"], ["/usr/sbin/modprobe", "-r", "nvidia_peermem"]]
     with open(path) as handle:
         assert handle.read() == "old\n"
@@ -473,9 +477,9 @@ def test_runner_restores_what_it_did_when_a_step_fails(tmp_path):
 def plan_with_saved(builder, acs, saved_file, peermem="auto"):
     tree = tree_of(builder)
     topo = PciTopology(tree)
-    facts = gpudirect.gather(tree, "audit", topo=topo)
-    content = gpudirect.read_text_file(saved_file, tree)
-    return gpudirect.plan(facts, peermem, False, acs, None, topo=topo, saved_file=saved_file, saved_content=content)
+    facts = gd_probes.gather(tree, "audit", topo=topo)
+    content = gd_plan.read_text_file(saved_file, tree)
+    return gd_plan.plan(facts, peermem, False, acs, None, topo=topo, saved_file=saved_file, saved_content=content)
 
 
 def test_acs_words_kept_at_first_clear_come_back_on_enable(tmp_path):
@@ -486,7 +490,7 @@ def test_acs_words_kept_at_first_clear_come_back_on_enable(tmp_path):
     saved = str(tmp_path / "var" / "lib" / "rdma-fabric" / "gpudirect-acs-before.json")
     actions = plan_with_saved(builder, "disable", saved)
     assert kinds(actions) == [("save_file", saved), ("acs_disable", "0000:17:00.0"), ("acs_disable", "0000:17:01.0")]
-    gpudirect.ChangeRunner(FakeModule()).run(actions)
+    gd_runner.ChangeRunner(FakeModule()).run(actions)
     assert acs_words_of(builder, "0000:17:00.0", "0000:17:01.0") == [0x0011, 0x0011]
     with open(saved) as handle:
         record = json.load(handle)
@@ -503,7 +507,7 @@ def test_acs_words_kept_at_first_clear_come_back_on_enable(tmp_path):
         ("acs_enable", "0000:17:01.0", (0x0011, 0x003D)),
         ("remove_saved", saved, None)]
     assert actions[0].describe() == "write 0x001d to the ACS control register of 0000:17:00.0 (config offset 0x14e, was 0x0011)"
-    gpudirect.ChangeRunner(FakeModule()).run(actions)
+    gd_runner.ChangeRunner(FakeModule()).run(actions)
     assert acs_words_of(builder, "0000:17:00.0", "0000:17:01.0") == [0x001D, 0x003D]
     assert not os.path.exists(saved)
     # nothing left to do: no action, so the module reports no change
@@ -533,7 +537,7 @@ def test_an_unusable_record_fails_before_any_change_naming_the_file(tmp_path, co
     saved = str(tmp_path / "before.json")
     with open(saved, "w") as handle:
         handle.write(content)
-    with pytest.raises(gpudirect.PlanError) as err:
+    with pytest.raises(gd_plan.PlanError) as err:
         plan_with_saved(builder, "enable", saved)
     assert str(err.value).startswith("%s (the ACS words kept before the first clear) is not usable: " % saved)
     assert "Remove it to restore the kernel's boot default" in str(err.value)
@@ -543,8 +547,8 @@ def test_runner_refuses_an_acs_word_someone_else_changed(tmp_path):
     builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
     actions = planned(builder)
     builder.write_config("0000:17:01.0", set_acs_control(builder.read_config("0000:17:01.0"), 0x0005))
-    with pytest.raises(gpudirect.ChangeFailed) as err:
-        gpudirect.ChangeRunner(FakeModule()).run(actions)
+    with pytest.raises(gd_runner.ChangeFailed) as err:
+        gd_runner.ChangeRunner(FakeModule()).run(actions)
     assert "reads 0x0005, not 0x001d: changed by someone else" in str(err.value)
     assert acs_words_of(builder, "0000:17:00.0", "0000:17:01.0") == [ACS_CTRL_LINUX_DEFAULT, 0x0005]
 
@@ -555,17 +559,17 @@ def test_sigterm_during_a_change_undoes_everything_done(tmp_path):
     builder = build_ready_host(tmp_path / "host", acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
     path = str(tmp_path / "x.conf")
     actions = planned(builder, current_file=None, modules_load_file=path)[::-1]  # ACS words first, here
-    actions.insert(2, gpudirect.Action("write_file", path, path=path, content="new\n", old_content=None))
-    actions.append(gpudirect.Action("load_module", "nvidia_peermem", argv=["modprobe", "nvidia_peermem"],
-                                    undo_argv=["modprobe", "-r", "nvidia_peermem"]))
+    actions.insert(2, gd_plan.Action("write_file", path, path=path, content="new\n", old_content=None))
+    actions.append(gd_plan.Action("load_module", "nvidia_peermem", argv=["modprobe", "nvidia_peermem"],
+                                  undo_argv=["modprobe", "-r", "nvidia_peermem"]))
     previous = signal.getsignal(signal.SIGTERM)
 
     def kill_me(argv):
         os.kill(os.getpid(), signal.SIGTERM)
 
     module = FakeModule(on_run=kill_me)
-    with pytest.raises(gpudirect.ChangeFailed) as err:
-        gpudirect.ChangeRunner(module).run(actions)
+    with pytest.raises(gd_runner.ChangeFailed) as err:
+        gd_runner.ChangeRunner(module).run(actions)
     assert err.value.interrupted
     # the interrupted modprobe was undone (the undo itself got a SIGTERM too: it was held until the end)
     assert module.commands == [["/usr/sbin/modprobe", "nvidia_peermem"], ["/usr/sbin/modprobe", "-r", "nvidia_peermem"]]
@@ -579,15 +583,15 @@ def test_sigterm_during_a_change_undoes_everything_done(tmp_path):
 
 def test_a_command_that_cannot_start_is_rolled_back_like_a_failure(tmp_path):
     builder = build_ready_host(tmp_path, acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
-    actions = planned(builder) + [gpudirect.Action("load_module", "nvidia_peermem", argv=["modprobe", "nvidia_peermem"],
-                                                   undo_argv=["modprobe", "-r", "nvidia_peermem"])]
+    actions = planned(builder) + [gd_plan.Action("load_module", "nvidia_peermem", argv=["modprobe", "nvidia_peermem"],
+                                                 undo_argv=["modprobe", "-r", "nvidia_peermem"])]
 
     class Gone(FakeModule):
         def run_command(self, argv, handle_exceptions=True):
             raise FileNotFoundError(2, "No such file or directory", argv[0])  # what subprocess raises
 
-    with pytest.raises(gpudirect.ChangeFailed) as err:
-        gpudirect.ChangeRunner(Gone()).run(actions)
+    with pytest.raises(gd_runner.ChangeFailed) as err:
+        gd_runner.ChangeRunner(Gone()).run(actions)
     assert str(err.value).startswith("modprobe nvidia_peermem: cannot run: No such file or directory (ENOENT); restored: ")
     assert acs_words_of(builder, "0000:17:00.0", "0000:17:01.0") == [ACS_CTRL_LINUX_DEFAULT] * 2
 
@@ -596,25 +600,25 @@ def test_config_space_builder_matches_reader(tmp_path):
     """The builder's ACS image reads back through the real parser."""
     builder = PciTreeBuilder(tmp_path)
     builder.bridge(builder.host_bridge("pci0000:00"), "0000:00:01.0", acs_ctrl=0x0005)
-    entry = gpudirect.acs_state(PciTopology(tree_of(builder)), "0000:00:01.0")
+    entry = gd_acs.acs_state(PciTopology(tree_of(builder)), "0000:00:01.0")
     assert entry["state"] == "enabled" and entry["control"] == "0x0005"
-    assert gpudirect.acs_words(entry) == ["request-redirect"]
+    assert gd_acs.acs_words(entry) == ["request-redirect"]
     assert config_space(0x1000, 0x1, CLASS_BRIDGE, size=64) == config_space(0x1000, 0x1, CLASS_BRIDGE)[:64]
 
 
 def test_acs_on_the_lab_capture_as_root_and_not(tmp_path):
     """REAL configuration spaces of the lab VM: 256 bytes as root, 64 as nobody."""
     from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import load_capture
-    capture = os.path.join(HERE, "..", "..", "fixtures", "pci", "lab_debian12_q35.json")
+    capture = os.path.join(HERE, "..", "..", "..", "fixtures", "pci", "lab_debian12_q35.json")
     as_root = PciTopology(tree_of(load_capture(tmp_path / "root", capture)))
-    entry = gpudirect.acs_state(as_root, "0000:00:1f.0")
+    entry = gd_acs.acs_state(as_root, "0000:00:1f.0")
     assert (entry["state"], entry["detail"]) == ("absent", "0000:00:1f.0 has no PCIe extended configuration space")
     as_nobody = PciTopology(tree_of(load_capture(tmp_path / "nobody", capture, as_root=False)))
-    entry = gpudirect.acs_state(as_nobody, "0000:00:1f.0")
+    entry = gd_acs.acs_state(as_nobody, "0000:00:1f.0")
     assert entry["state"] == "unreadable"
     assert entry["detail"] == ("only the first 64 bytes of the configuration space of 0000:00:1f.0 are readable: "
                                "the extended capabilities (offset 0x100 and up) need root (CAP_SYS_ADMIN)")
-    facts = gpudirect.gather(tree_of(load_capture(tmp_path / "facts", capture)), "audit")
+    facts = gd_probes.gather(tree_of(load_capture(tmp_path / "facts", capture)), "audit")
     assert facts["gpus"] == [] and facts["ready"] is False
     assert facts["dmabuf"]["kernel_release"] == "6.1.0-56-amd64" and facts["dmabuf"]["kernel_ok"] is True
 
@@ -622,7 +626,7 @@ def test_acs_on_the_lab_capture_as_root_and_not(tmp_path):
 def test_nic_matrix_on_the_shared_fixture():
     """NIC-to-NIC: every network function against every other, by the GPU-to-NIC rule, symmetric."""
     tree = SysfsTree(os.path.join(SHARED, "sys"), os.path.join(SHARED, "proc"))
-    facts = gpudirect.gather(tree, "ignore")
+    facts = gd_probes.gather(tree, "ignore")
     topo = PciTopology(tree)
     nics = sorted(d.address for d in topo.find(base_class=0x02))
     matrix = facts["topology"]["nic_matrix"]
@@ -657,7 +661,7 @@ def boot_record(builder, tmp_path, name="gpudirect-acs.json"):
 def run_cli(*argv):
     import io
     out = io.StringIO()
-    code = gpudirect.cli_main(list(argv), out=out)
+    code = gd_acs_boot.cli_main(list(argv), out=out)
     return code, out.getvalue().splitlines()
 
 

@@ -14,8 +14,8 @@ __metaclass__ = type
 
 import itertools
 
-from ansible_collections.rdma.fabric.plugins.module_utils import gpudirect
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import probes as gd_probes
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import PciTreeBuilder
 
 CLASS_ETHERNET = 0x020000
@@ -59,7 +59,7 @@ WANTED = {
 
 def test_every_label_occurs_where_the_layout_puts_it(tmp_path):
     b, nics = build(tmp_path)
-    matrix = gpudirect.gather(SysfsTree(b.sys, b.proc), "ignore")["topology"]["nic_matrix"]
+    matrix = gd_probes.gather(SysfsTree(b.sys, b.proc), "ignore")["topology"]["nic_matrix"]
     assert sorted(matrix) == sorted(list(nics.values()) + ["0000:00:04.0"])
     for (x, y), label in WANTED.items():
         assert matrix[nics[x]][nics[y]] == matrix[nics[y]][nics[x]] == label, (x, y)

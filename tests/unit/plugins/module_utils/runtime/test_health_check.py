@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/health_check.py (the Slurm/NHC health check).
+"""Unit tests for module_utils/runtime/health_check.py (the Slurm/NHC health check).
 
 The host is read by the collector's reader from the sysfs fixtures (REAL
 lab capture ``lab_rxe_lab1``; DERIVED GPU trees of tests/unit/fixtures/pci).
@@ -16,11 +16,11 @@ import json
 import os
 import shutil
 
-from ansible_collections.rdma.fabric.plugins.module_utils import health_check
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime import health_check
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import build_ready_host
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LAB = os.path.abspath(os.path.join(HERE, "..", "..", "fixtures", "sysfs", "lab_rxe_lab1"))
+LAB = os.path.abspath(os.path.join(HERE, "..", "..", "..", "fixtures", "sysfs", "lab_rxe_lab1"))
 
 
 def lab_copy(tmp_path):

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""The host runtime's entry point (module_utils/host_cli.py) and what the
+"""The host runtime's entry point (module_utils/runtime/host_cli.py) and what the
 runtime may hold: every module_utils file is standard library only (it
 imports with ``ansible`` made unimportable) and parses as Python 3.7, the
 minimum the runtime states."""
@@ -15,10 +15,10 @@ import sys
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import host_cli
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime import host_cli
 from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import collections_path
 
-MODULE_UTILS = os.path.dirname(os.path.abspath(host_cli.__file__))
+MODULE_UTILS = os.path.dirname(os.path.dirname(os.path.abspath(host_cli.__file__)))
 
 
 def module_utils_files():
@@ -50,7 +50,7 @@ sys.meta_path.insert(0, NoAnsible())
 
 def test_every_module_utils_file_imports_without_ansible():
     names = [import_name(p) for p in module_utils_files()]
-    assert "ansible_collections.rdma.fabric.plugins.module_utils.host_cli" in names and len(names) > 10
+    assert "ansible_collections.rdma.fabric.plugins.module_utils.runtime.host_cli" in names and len(names) > 10
     code = BLOCK_ANSIBLE + "".join("importlib.import_module(%r)\n" % n for n in names) + "print('imported', %d)\n" % len(names)
     # -S: no site-packages (this venv's ansible-core is not on the path either way); -E: no PYTHONPATH.
     proc = subprocess.run([sys.executable, "-S", "-E", "-c", "import sys; sys.path.insert(0, %r)\n" % collections_path() + code],
@@ -75,7 +75,7 @@ def test_subcommands_are_module_utils_modules_with_cli_main():
 
 def test_dispatch_is_lazy_and_reports_bad_usage(capsys):
     code = ("import sys; sys.path.insert(0, %r)\n"
-            "from ansible_collections.rdma.fabric.plugins.module_utils import host_cli\n"
+            "from ansible_collections.rdma.fabric.plugins.module_utils.runtime import host_cli\n"
             "assert not [m for m in sys.modules if m.endswith('.qos.reapply') or m.endswith('.qos.engine')]\n"
             "rc = host_cli.main(['qos-apply', '--dir', '/nonexistent'])\n"
             "assert [m for m in sys.modules if m.endswith('.qos.reapply')]\n"

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/metrics.py (the RDMA metrics collector).
+"""Unit tests for module_utils/runtime/metrics.py (the RDMA metrics collector).
 
 Trees: the sysfs fixtures (tests/unit/fixtures/sysfs): ``lab_rxe_lab1`` is a
 REAL capture of a lab VM (rxe0 on eth1, its real hw_counters names),
@@ -22,10 +22,10 @@ import subprocess
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import metrics
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "..", "..", "fixtures", "sysfs")
+FIXTURES = os.path.join(HERE, "..", "..", "..", "fixtures", "sysfs")
 
 
 def sysfs(name):
@@ -325,9 +325,9 @@ def test_cli_unwritable_textfile_exits_1_and_leaves_no_file(tmp_path, capsys):
 
 def test_drift_with_the_runs_facts_is_the_same_as_reading_them_again(tmp_path):
     """The collector hands the facts it read to the engine (no gather per port): same answer."""
-    from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+    from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
     tree = os.path.abspath(sysfs("derived_roce_mlx5_ofed"))
-    from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import port_request
+    from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import port_request
     args = port_request({"netdev": "ens1f0", "mtu": 1500, "cnp": {"dscp": 48, "priority": 6}})
     facts = gather_rdma_facts(tree, gather_subset=["counters"])
     assert metrics.check_drift("ens1f0", args, tree, facts) == metrics.check_drift("ens1f0", args, tree)

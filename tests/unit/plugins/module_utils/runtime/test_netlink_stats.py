@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for module_utils/netlink_stats.py (DCB netlink PFC and ethtool statistics).
+"""Unit tests for module_utils/runtime/netlink_stats.py (DCB netlink PFC and ethtool statistics).
 
 The requests go to this machine's real kernel (lo has no DCB and no driver
 statistics; a missing netdev is refused). The DCB answers with PFC data are
@@ -18,7 +18,7 @@ import struct
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import netlink_stats as ns
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime import netlink_stats as ns
 
 
 def nlattr(kind, payload):
