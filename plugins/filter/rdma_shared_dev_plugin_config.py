@@ -114,7 +114,7 @@ from ansible.errors import AnsibleFilterError
 from ansible.utils.display import Display
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_gaps, shared_dev_plugin_config
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 
 def rdma_shared_dev_plugin_config(resources, facts, include_soft=False, periodic_update_interval=None, pool_resources=None):
