@@ -22,9 +22,9 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils import pod_check as pc
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_plugin_config
 from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import run
 
@@ -216,8 +216,12 @@ def test_check_pod_playbook_on_a_rendered_folder(tmp_path):
     rendered = tmp_path / "rendered"
     rendered.mkdir()
     pools = {"node-a": facts("roce-gid3"), "node-b": facts("ib-a")}
-    with open(str(rendered / "005-configmap-kube-system-rdma-devices.yaml"), "w") as f:
+    # named and listed as k8s_rdma_stack writes them (tests/docs runs the playbook on the role's real output)
+    with open(str(rendered / "configmap-kube-system-rdma-devices.yaml"), "w") as f:
         yaml.safe_dump(default_configmap(pools), f)
+    with open(str(rendered / "kustomization.yaml"), "w") as f:
+        yaml.safe_dump({"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                        "resources": ["configmap-kube-system-rdma-devices.yaml"]}, f)
     rc, verdict, text = run_check_pod(tmp_path, pools, rendered)
     assert rc == 2, text[-4000:]
     assert "node-b: rdma/rdma_shared_device_b: the pool's nodes: no device matches" in verdict, text[-4000:]
