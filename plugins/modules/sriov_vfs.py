@@ -28,6 +28,7 @@ author:
   - rdma.fabric developers (@rdma-fabric)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - rdma.fabric.sysfs
 attributes:
   check_mode:
     support: full
@@ -118,10 +119,6 @@ options:
         wait. A negative or non-whole number is refused, naming this option.
     type: int
     default: 30
-  sysfs_path:
-    description: The host's sysfs root.
-    type: path
-    default: /sys
 seealso:
   - module: rdma.fabric.rdma_device_facts
 """
@@ -198,7 +195,10 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.sysfs_path import SYSFS_PATH
 from ansible_collections.rdma.fabric.plugins.module_utils.common import sriov as sriov_rules
+from ansible_collections.rdma.fabric.plugins.module_utils.common.paths import PathError
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import check_sysfs_root
 from ansible_collections.rdma.fabric.plugins.module_utils.sriov import pf as sr
 
 
@@ -233,7 +233,7 @@ ARGUMENT_SPEC = dict(
     )),
     firmware_apply=dict(type="bool", default=False),
     pf_link_timeout=dict(type="int", default=30),
-    sysfs_path=dict(type="path", default="/sys"),
+    sysfs_path=SYSFS_PATH,
 )
 
 # The clock and the sleep of the wait for a PF's link (the unit tests put TEST DOUBLES here: no test sleeps).
@@ -292,6 +292,7 @@ def main():
     p = module.params
     sysfs = p["sysfs_path"]
     try:
+        check_sysfs_root(sysfs)
         # AnsibleModule fills left-out suboptions with None: drop them, so the defaults of the checks apply.
         raw = [dict((k, v) for k, v in pf.items() if v is not None and k != "vfs") for pf in p["pfs"]]
         for i, (pf, given) in enumerate(zip(raw, p["pfs"])):
@@ -302,7 +303,7 @@ def main():
         wanted = sriov_rules.normalise_pfs(raw)
         firmware = sr.check_firmware(p["firmware"])
         link_timeout = sr.check_link_timeout(p["pf_link_timeout"])
-    except (sriov_rules.SriovError, ListOptionError) as e:
+    except (sriov_rules.SriovError, ListOptionError, PathError) as e:
         module.fail_json(msg=str(e))
 
     ip = module.get_bin_path("ip", required=bool(wanted))

@@ -24,6 +24,7 @@ import os
 import re
 import time
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common.numbers import parse_int
 from ansible_collections.rdma.fabric.plugins.module_utils.common.sriov import SriovError, vf_argv
 
 # An mlxconfig device: a PCI address or an mst device path.
@@ -63,7 +64,7 @@ def read_pf(sysfs, netdev):
     for key in ("totalvfs", "numvfs", "drivers_autoprobe"):
         text = _read(os.path.join(dev, "sriov_" + key))
         key = "autoprobe" if key == "drivers_autoprobe" else key
-        pf[key] = int(text) if text is not None and text.isdigit() else None
+        pf[key] = parse_int(text)
     try:
         entries = os.listdir(dev)
     except OSError:
@@ -179,10 +180,8 @@ def read_link(sysfs, netdev):
     """
     base = os.path.join(sysfs, "class", "net", netdev)
     flags, carrier = _read(os.path.join(base, "flags")), _read(os.path.join(base, "carrier"))
-    try:
-        admin_up = bool(int(flags, 16) & IFF_UP) if flags else None
-    except ValueError:
-        admin_up = None
+    flags = parse_int(flags, 16)
+    admin_up = None if flags is None else bool(flags & IFF_UP)
     return {"admin_up": admin_up, "carrier": {"1": True, "0": False}.get(carrier),
             "operstate": _read(os.path.join(base, "operstate"))}
 
