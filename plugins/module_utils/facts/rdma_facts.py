@@ -48,6 +48,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.gid import (
 )
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.pci import is_pci_address
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (  # noqa: F401 (re-exported)
+    IWARP_NODE_TYPE,
     SCHEMA_VERSION,
     RdmaFactsError,
     natural_key,
@@ -319,7 +320,7 @@ class RdmaFactsGatherer(object):
                 driver, soft = "rdma_rxe", True
             elif virtual:
                 soft = True
-                if node_type == "RNIC" or name.startswith("siw"):
+                if node_type == IWARP_NODE_TYPE or name.startswith("siw"):
                     driver = "siw"
                 elif name.startswith("rxe"):
                     driver = "rdma_rxe"
@@ -344,7 +345,7 @@ class RdmaFactsGatherer(object):
         if pci_dir is not None:
             self._pci_info(info, pci_dir, attrs)
 
-        iwarp = node_type == "RNIC"
+        iwarp = node_type == IWARP_NODE_TYPE
         # The netdev a soft device runs on: rxe names it in `parent`; siw has
         # no such file (and its GID names no netdev), but takes its node GUID
         # from the netdev's MAC.
