@@ -385,8 +385,8 @@ def main():
     for fw in fw_results:
         if fw["changes"] and p["firmware_apply"]:
             commands.append(sr.firmware_set_argv(mlxconfig, fw["device"], fw["changes"]))
-            undos.append(sr.firmware_set_argv(mlxconfig, fw["device"], dict((k, fw["current"][k]) for k in fw["changes"]
-                                                                             if k in fw["current"])))
+            before = dict((k, fw["current"][k]) for k in fw["changes"] if k in fw["current"])
+            undos.append(sr.firmware_set_argv(mlxconfig, fw["device"], before))
     changed = bool(commands)
     warnings = ["firmware (%s): the next boot would need %s; not written (firmware_apply is false)"
                 % (fw["device"], ", ".join("%s=%d" % kv for kv in sorted(fw["changes"].items())))

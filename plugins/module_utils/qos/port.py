@@ -18,6 +18,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model impor
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import RdmaFactsGatherer
 
+
 class PortRef(object):
     """One RoCE port: its netdev, RDMA device, port number, link layer, driver."""
 

@@ -218,8 +218,8 @@ def test_vf_drivers_bind_after_the_settings(run_main, host):
     assert [c[0] for c in result["commands"]] == ["write", "write"]
 
 
-TWO_VFS = {"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0, "mac": "52:54:00:10:00:01", "trust": True},
-                                                 {"index": 1, "mac": "52:54:00:10:00:02", "trust": True}]}
+TWO_VFS = {"netdev": "eth2", "numvfs": 2, "vfs": [
+    {"index": 0, "mac": "52:54:00:10:00:01", "trust": True}, {"index": 1, "mac": "52:54:00:10:00:02", "trust": True}]}
 
 
 def fail_on_vf(ip, index):

@@ -89,8 +89,11 @@ def test_errors_not_listed_pass_through_without_rollback():
 
 def test_a_read_back_that_differs_fails_the_run():
     a = Box(1)
-    steps = [setter_step("a", a.set, 2, 1, str), read_back_step("a", "read a back", lambda: None if a.value == 3 else
-                                                               "a reads %s, not 3" % a.value)]
+
+    def check():
+        return None if a.value == 3 else "a reads %s, not 3" % a.value
+
+    steps = [setter_step("a", a.set, 2, 1, str), read_back_step("a", "read a back", check)]
     with pytest.raises(StepFailed) as err:
         Changes().run_all(steps)
     assert isinstance(err.value.cause, ReadBackError) and str(err.value) == "a reads 2, not 3" and a.value == 1
@@ -123,8 +126,7 @@ def test_a_real_sigterm_inside_a_step_interrupts_it_and_its_undo_runs_and_the_ro
         os.kill(os.getpid(), signal.SIGTERM)        # held during the rollback
         b.set(v)
 
-    steps = [setter_step("b", lambda v: b.set(v), 2, 1, str), Step("a", "a", lambda: killed_midway(2),
-                                                                   lambda: a.set(1))]
+    steps = [setter_step("b", b.set, 2, 1, str), Step("a", "a", lambda: killed_midway(2), lambda: a.set(1))]
     steps[0].undo = lambda: undo_b(1)
     with pytest.raises(StepFailed) as err:
         Changes(StopSignals(interrupt=True)).run_all(steps)
