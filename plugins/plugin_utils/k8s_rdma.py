@@ -31,6 +31,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
     host_facts_list,
     natural_key,
     pci_id,
+    port_kind,
     port_netdev,
     select_ports,
 )
@@ -162,7 +163,7 @@ def node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, incl
         return labels
     layers = {p.get("link_layer") for _d, p in ports}
     labels["%s/link-layer" % prefix] = layers.pop() if len(layers) == 1 else "Mixed"
-    roce = [p for _d, p in ports if p.get("link_layer") == "Ethernet"]
+    roce = [p for d, p in ports if port_kind(d, p) == "roce"]
     if roce:
         idx = roce_gid_and_tos(roce)[0]
         if idx is not None:

@@ -162,6 +162,25 @@ def test_host_that_failed_earlier_is_marked_failed(hosts):
     assert plain == rpt.build_report({"lab1": dict(hosts["lab1"], failed_earlier=False)}, validation())["hosts"]["lab1"]
 
 
+def test_an_iwarp_port_without_a_roce_gid_is_no_problem(hosts):
+    """iWARP (siw: node type RNIC, link layer Ethernet) has no RoCE v2 GID and needs none (rdma_cm connects to the
+    data IP): the port kind comes from rdma_schema's rule, so only the RoCE port gets the "no RoCE v2 GID" problem."""
+    siw = copy.deepcopy(hosts["lab1"])
+    dev = siw["rdma"]["devices"][0]
+    dev.update(name="siw0", node_type="RNIC", driver="siw")
+    dev["ports"][0]["roce_v2_ipv4_gid_index"] = None
+    siw["qos"] = None
+    roce = copy.deepcopy(siw)
+    roce["rdma"]["devices"][0].update(name="rxe0", node_type="CA", driver="rdma_rxe")
+    report = rpt.build_report({"siw": siw, "roce": roce}, [])
+    assert report["hosts"]["siw"]["problems"] == []
+    assert report["hosts"]["siw"]["devices"][0]["ports"][0]["kind"] == "iwarp"
+    assert report["hosts"]["roce"]["problems"] == ["rxe0 port 1 (eth1) has no RoCE v2 IPv4 GID (no IPv4 address on eth1?)"]
+    html = rpt.render_html(report)
+    siw_section = html[html.index('id="host-siw"'):]
+    assert 'class="bad"' not in siw_section[:siw_section.index("</table>")]
+
+
 def test_gpudirect_view_from_derived_topology(hosts):
     gd = rpt.build_report(hosts, [])["hosts"]["gpu1"]["gpudirect"]
     assert gd["gpu_count"] == 2 and gd["ready"] is False
