@@ -144,13 +144,16 @@ def test_drifted_file_is_rewritten(tmp_path):
 
 
 @pytest.mark.parametrize("bad, words", [
-    ({"job_env_tc": 300}, "job_env_tc must be 'auto' or a ToS byte 0-255"),
-    ({"job_env_ucx_conf_path": "etc/ucx.conf"}, "must be absolute file paths"),
+    ({"job_env_tc": 300}, "job_env_tc: 300 is not allowed; allowed: a whole number from 0 to 255"),
+    ({"job_env_ucx_conf_path": "etc/ucx.conf"}, "job_env_ucx_conf_path: 'etc/ucx.conf' is not allowed"),
     ({"job_env_ucx_transports": ["verbs"]}, "unknown UCX transport 'verbs'"),
-    ({"job_env_ucx_extra": {"UCX_TLS": "rc $(reboot)"}}, "these settings have characters"),
+    ({"job_env_ucx_extra": {"UCX_TLS": "rc $(reboot)"}}, "job_env_ucx_extra[UCX_TLS]: 'rc $(reboot)'"),
+    # a key that is no environment name would add a line to nccl.conf and job.env
+    ({"job_env_nccl_extra": {"NCCL_X\nLD_PRELOAD": "/tmp/x.so"}}, "job_env_nccl_extra: the key 'NCCL_X\\nLD_PRELOAD'"),
     # a glob no device name can match would leave NCCL without RDMA (NCCL_IB_DISABLE=1), silently
-    ({"job_env_devices": ["rxe9;x"]}, "job_env_devices must be RDMA device names or shell globs"),
-    ({"job_env_nccl_conf_path": "/etc/nccl.conf", "job_env_profile_path": "/etc/nccl.conf"}, "'job_env_profile_path': '/etc/nccl.conf'"),
+    ({"job_env_devices": ["rxe9;x"]}, "job_env_devices[0]: 'rxe9;x' is not allowed"),
+    ({"job_env_nccl_conf_path": "/etc/nccl.conf", "job_env_profile_path": "/etc/nccl.conf"},
+     "job_env_profile_path: '/etc/nccl.conf' is also job_env_nccl_conf_path"),
 ])
 def test_bad_variables_fail_before_anything_is_written(tmp_path, bad, words):
     rc, tasks, files, stats = run_role(tmp_path, "lab_rxe_lab1", bad)
