@@ -53,6 +53,10 @@ ON_NO_RDMA = ("fail", "disable")
 # it: a key of another form ("NCCL_X\nLD_PRELOAD", "X=$(reboot)") would add a line or another variable.
 ENV_NAME_RE = re.compile(r"[A-Z_][A-Z0-9_]*")
 ENV_NAME_RULE = "an environment variable name ([A-Z_][A-Z0-9_]*, such as NCCL_DEBUG)"
+# NCCL_SOCKET_IFNAME: netdev names or prefixes, ',' between, an optional leading '=' (exact) or '^' (exclude).
+SOCKET_IFNAME_RE = re.compile(r"[\^=]?[A-Za-z0-9_.:@-]{1,15}(,[A-Za-z0-9_.:@-]{1,15})*")
+SOCKET_IFNAME_RULE = ("NCCL_SOCKET_IFNAME text such as =eth1, ^docker,lo or eth (netdev names, ',' between, an "
+                      "optional leading = or ^)")
 
 
 def check_tc(tc):
@@ -112,8 +116,8 @@ def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_v
         raise RdmaFactsError("on_no_rdma must be one of %s, got %r" % (", ".join(ON_NO_RDMA), on_no_rdma))
     if extra is not None and not isinstance(extra, dict):
         raise RdmaFactsError("extra must be a dict of environment variables, got %s" % type(extra).__name__)
-    if socket_ifname is not None and not isinstance(socket_ifname, str):
-        raise RdmaFactsError("socket_ifname must be a string such as '=eth1' or 'ens', got %r" % (socket_ifname,))
+    if socket_ifname is not None and (not isinstance(socket_ifname, str) or not SOCKET_IFNAME_RE.fullmatch(socket_ifname)):
+        raise RdmaFactsError("socket_ifname must be %s, got %r" % (SOCKET_IFNAME_RULE, socket_ifname))
 
     hosts = host_facts_list(data)
     hcas = set()

@@ -43,7 +43,12 @@ from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import check_role_vars as k8s_rdma_stack_var_errors
-from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import check_extra, check_gid_index
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import (
+    SOCKET_IFNAME_RE,
+    SOCKET_IFNAME_RULE,
+    check_extra,
+    check_gid_index,
+)
 from ansible_collections.rdma.fabric.plugins.plugin_utils.ucx import check_tcp_netdevs, check_transports
 from ansible_collections.rdma.fabric.plugins.plugin_utils.openpgp import OpenPGPError, normalize_fingerprint, parse_keys
 
@@ -67,7 +72,6 @@ DEVICE_GLOB_RULE = "an RDMA device name or a shell glob of them such as mlx5_* (
 ENV_VALUE_RE = re.compile(r"[A-Za-z0-9_.,:=^/@+-]*")
 ENV_VALUE_RULE = "letters, digits and _ . , : = ^ / @ + - (read alike by a shell and an environment file)"
 MCA_NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
-SOCKET_IFNAME_RE = re.compile(r"[\^=]?[A-Za-z0-9_.:@-]{1,15}(,[A-Za-z0-9_.:@-]{1,15})*")
 SERVICE_RE = re.compile(r"[A-Za-z0-9@_.:-]{1,247}[.]service")
 
 MOFED_TIMEOUTS = {"mofed_mlnx_ofed_install_timeout": (60, 86400), "mofed_reboot_timeout": (60, 86400)}
@@ -338,8 +342,7 @@ def job_env_var_errors(values):
             c.errors.append("%s: %s" % (name, e))
     ifname = c.get("job_env_nccl_socket_ifname", "")
     if ifname != "" and (not _text(ifname) or not SOCKET_IFNAME_RE.fullmatch(ifname)):
-        c.bad("job_env_nccl_socket_ifname", repr(ifname), "empty, or NCCL_SOCKET_IFNAME text such as =eth1, "
-              "^docker,lo or eth (netdev names, ',' between, an optional leading = or ^)")
+        c.bad("job_env_nccl_socket_ifname", repr(ifname), "empty, or " + SOCKET_IFNAME_RULE)
     mca = c.get("job_env_openmpi_mca", {})
     if not isinstance(mca, dict):
         c.bad("job_env_openmpi_mca", repr(mca), "a dict of Open MPI parameter names to values")
