@@ -47,6 +47,24 @@ def check_folder(path, what, empty_ok=False):
     return path
 
 
+# Bits a file the collection renders (manifests, reports) never needs: setuid, setgid, sticky, execute,
+# write for others.
+FORBIDDEN_MODE_BITS = 0o7000 | 0o111 | 0o002
+
+
+def check_file_mode(mode, what="mode"):
+    """The mode of a rendered file: octal text ('0644') or a whole number, without :data:`FORBIDDEN_MODE_BITS`."""
+    number = None
+    if isinstance(mode, int) and not isinstance(mode, bool) and 0 <= mode <= 0o7777:
+        number = mode
+    elif isinstance(mode, str) and re.fullmatch(r"[0-7]{3,4}", mode):
+        number = int(mode, 8)
+    if number is None or number & FORBIDDEN_MODE_BITS:
+        raise ValueError("%s: %r is not allowed; allowed: an octal file mode without setuid, setgid, sticky, execute "
+                         "or others-write bits, such as '0644' or '0640'" % (what, mode))
+    return number
+
+
 def read_bytes(path):
     """The file's bytes, or None when it cannot be read (missing, a folder, no permission)."""
     try:

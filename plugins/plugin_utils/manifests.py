@@ -30,6 +30,7 @@ import re
 import stat
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import (
+    check_file_mode,
     check_file_name,
     check_folder,
     read_bytes,
@@ -42,8 +43,6 @@ KUSTOMIZATION = "kustomization.yaml"
 # A kind, name or namespace that goes into a file name (Kubernetes names are DNS subdomains; kinds CamelCase).
 PLAIN_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
 MARKER_RE = re.compile(r"#[^\x00-\x1f\x7f]{7,}")
-# Bits a rendered manifest never needs: setuid, setgid, sticky, execute, write for others.
-FORBIDDEN_MODE_BITS = 0o7000 | 0o111 | 0o002
 
 
 class ManifestError(ValueError):
@@ -169,12 +168,11 @@ def _own_files(dest, marker):
 
 
 def parse_mode(mode):
-    """The file mode of the manifests: octal text without setuid, setgid, sticky, execute or others-write bits."""
-    text = str(mode)
-    if len(text) in (3, 4) and all(c in "01234567" for c in text) and not int(text, 8) & FORBIDDEN_MODE_BITS:
-        return int(text, 8)
-    raise ManifestError("mode: %r is not allowed; allowed: an octal file mode without setuid, setgid, sticky, execute "
-                        "or others-write bits, such as '0644' or '0640'" % (mode,))
+    """The file mode of the manifests (:func:`.controller.check_file_mode`)."""
+    try:
+        return check_file_mode(mode)
+    except ValueError as e:
+        raise ManifestError(str(e))
 
 
 def sync(dest, wanted, marker, mode=0o644, check_mode=False, diff=False):
