@@ -7,16 +7,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.modules.node_pools import ARGUMENT_SPEC
-from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction, check_var_name
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import ON_NO_RDMA, nccl_env
 from ansible_collections.rdma.fabric.plugins.plugin_utils.node_pools import node_pools
 
-VAR_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 NCCL_OPTIONS = ("link_layers", "devices", "include_soft", "include_vfs", "socket_ifname", "gid_index", "tc",
                 "on_no_rdma", "extra")
 
@@ -69,9 +66,8 @@ class ActionModule(ControllerAction):
     def run_on_controller(self, args, task_vars):
         hosts = list(args["hosts"])
         name_var = args.get("node_name_var")
-        if name_var is not None and not VAR_NAME_RE.fullmatch(name_var):
-            raise ValueError("node_name_var: %r is not allowed; allowed: the name of a host variable (letters, digits "
-                             "and _, not starting with a digit)" % (name_var,))
+        if name_var is not None:
+            check_var_name(name_var, "node_name_var")
         read = read_hosts(task_vars, hosts, variables=[name_var] if name_var else (), facts=("rdma", "nodename"))
         unknown = [h for h in hosts if not read[h]["known"]]
         if unknown:

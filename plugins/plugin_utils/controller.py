@@ -35,6 +35,18 @@ def check_file_name(name, what):
     return name
 
 
+# The name of an Ansible variable an action reads from the hosts.
+VAR_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check_var_name(name, what):
+    """``name`` when it can name a host variable; ValueError naming ``what`` otherwise."""
+    if not isinstance(name, str) or not VAR_NAME_RE.fullmatch(name):
+        raise ValueError("%s: %r is not allowed; allowed: the name of a host variable (letters, digits and _, not "
+                         "starting with a digit)" % (what, name))
+    return name
+
+
 def check_folder(path, what, empty_ok=False):
     """``path`` when it is a folder path an action may write into: no control character, no '..' part (which
     leaves the folder meant), at most 4095 characters; ValueError naming ``what`` otherwise."""
