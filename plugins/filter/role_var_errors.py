@@ -8,7 +8,7 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 name: role_var_errors
-short_description: What is wrong with the variables of the mofed, gpudirect, job_env, rdma_metrics or k8s_rdma_stack role
+short_description: What is wrong with the variables of a role of this collection
 version_added: 0.2.0
 author: rdma.fabric developers
 description:
@@ -24,6 +24,8 @@ description:
   - C(gpudirect) - C(gpudirect_sysfs_path) and C(gpudirect_procfs_path) must be paths without NUL or control
     characters; outside check mode they must be C(/sys) and C(/proc), since the role's changes hit the host it
     runs on.
+  - "C(host_tools) - C(host_tools_python) is an absolute path of letters, digits and C(_ @ + , . : = -) without C(.)
+    or C(..) parts (it goes into the wrapper and the units' C(ExecStart=) unquoted)."
   - C(job_env) - the files' paths are absolute, without C(.) or C(..) parts, blanks or quotes, each used once; the
     ToS byte, GID index, device globs, C(NCCL_SOCKET_IFNAME) and Open MPI parameter names have their forms; the keys
     of C(job_env_nccl_extra) and C(job_env_ucx_extra) are environment variable names (C([A-Z_][A-Z0-9_]*)) and every
@@ -46,7 +48,7 @@ options:
     description: The role whose variables these are.
     type: str
     required: true
-    choices: [gpudirect, job_env, k8s_rdma_stack, mofed, rdma_metrics]
+    choices: [gpudirect, host_tools, job_env, k8s_rdma_stack, mofed, rdma_metrics]
   check_mode:
     description:
       - Whether the play runs in check mode.

@@ -41,7 +41,7 @@ except ImportError:  # pragma: no cover
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import DEVICE_GLOB_RE, DEVICE_GLOB_RULE, RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import check_role_vars as k8s_rdma_stack_var_errors
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import (
     SOCKET_IFNAME_RE,
@@ -65,9 +65,6 @@ TOKEN_RE = re.compile(r"[^\s\x00-\x1f\x7f]+")                   # no blank, no c
 SAFE_PATH_RE = re.compile(r"(/[A-Za-z0-9_@+,.:=-]{1,255})+")
 SAFE_PATH_RULE = ("an absolute path of letters, digits and _ @ + , . : = - without '.' or '..' parts, at most 4095 "
                   "characters")
-# An RDMA device name glob (shell pattern; IB_DEVICE_NAME_MAX is 64).
-DEVICE_GLOB_RE = re.compile(r"[A-Za-z0-9_.:*?!\[\]-]{1,64}")
-DEVICE_GLOB_RULE = "an RDMA device name or a shell glob of them such as mlx5_* (letters, digits and _ . : * ? ! [ ] -)"
 # Values that go into an environment file and a shell snippet unquoted.
 ENV_VALUE_RE = re.compile(r"[A-Za-z0-9_.,:=^/@+-]*")
 ENV_VALUE_RULE = "letters, digits and _ . , : = ^ / @ + - (read alike by a shell and an environment file)"
@@ -367,6 +364,13 @@ def job_env_var_errors(values):
     return c.errors
 
 
+def host_tools_var_errors(values):
+    """Problems of ``host_tools_python``: it goes into the wrapper script and the units' ExecStart= lines unquoted."""
+    c = _Checker(values)
+    c.safe_path("host_tools_python", empty_ok=False)
+    return c.errors
+
+
 def rdma_metrics_var_errors(values, warnings=None):
     """Problems of the ``rdma_metrics_*`` variables; a risky interval adds a sentence to ``warnings``."""
     c = _Checker(values)
@@ -409,6 +413,7 @@ def rdma_metrics_var_errors(values, warnings=None):
 # The roles whose variables are checked, and how: each takes (values, check_mode, warnings list).
 ROLE_CHECKS = {
     "gpudirect": lambda values, check_mode, warnings: gpudirect_var_errors(values, check_mode),
+    "host_tools": lambda values, check_mode, warnings: host_tools_var_errors(values),
     "job_env": lambda values, check_mode, warnings: job_env_var_errors(values),
     "k8s_rdma_stack": lambda values, check_mode, warnings: k8s_rdma_stack_var_errors(values),
     "mofed": lambda values, check_mode, warnings: mofed_var_errors(values),

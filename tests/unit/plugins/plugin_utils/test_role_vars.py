@@ -181,7 +181,7 @@ def test_filter_refuses_a_role_without_checks_naming_the_allowed_ones(role):
     with pytest.raises(AnsibleFilterError) as e:
         role_var_errors({}, role)
     assert str(e.value) == ("rdma.fabric.role_var_errors: role: %r has no variable checks; "
-                            "allowed: gpudirect, job_env, k8s_rdma_stack, mofed, rdma_metrics" % (role,))
+                            "allowed: gpudirect, host_tools, job_env, k8s_rdma_stack, mofed, rdma_metrics" % (role,))
 
 
 def test_filter_registered_and_documented_with_every_role():
@@ -316,3 +316,11 @@ def test_rdma_metrics_long_interval_is_a_warning_shown_by_the_filter(monkeypatch
     values = dict(defaults("rdma_metrics"), rdma_metrics_interval=900)
     assert role_var_errors(values, "rdma_metrics") == []
     assert shown == ["rdma.fabric.rdma_metrics: " + warnings[0]]
+
+
+def test_host_tools_python_goes_into_exec_lines_unquoted():
+    assert role_var_errors(defaults("host_tools"), "host_tools") == []
+    assert role_var_errors({"host_tools_python": "/opt/python3.11/bin/python3"}, "host_tools") == []
+    for bad in ("/usr/bin/python3 -c evil", "python3", "/usr/bin/../../tmp/python3", "/usr/bin/python3\nExecStartPre=x"):
+        errors = role_var_errors({"host_tools_python": bad}, "host_tools")
+        assert len(errors) == 1 and errors[0].startswith("host_tools_python: %r is not allowed" % bad), errors
