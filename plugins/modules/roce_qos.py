@@ -25,6 +25,9 @@ description:
     (C(ports[N].option) in the list form) and the allowed values. A netdev must exist and be a RoCE port, that
     is listed by an RDMA device under C(/sys/class/infiniband) (in C(ports/*/gid_attrs/ndevs), the rxe C(parent)
     file, or C(device/net)) whose port is of kind C(roce) in the facts; iWARP and InfiniBand ports are refused.
+  - Valid settings that defeat the profile are warned about before anything runs, naming the settings and the
+    risk - PFC on all eight priorities; with DSCP trust, a O(roce_tos) whose DSCP maps (O(dscp2prio), else the
+    default map DSCP >> 3) to a priority without PFC (C(roce_tos=0) included); CNPs (O(cnp)) on a priority with PFC.
   - If a step fails part-way (a command that fails or cannot be started), or the module is asked to stop
     (SIGTERM, SIGHUP, SIGINT; the step under way finishes first), the steps this run already applied, on every
     port, are undone in reverse order and the task fails saying which step failed, what was rolled back and what
@@ -536,6 +539,8 @@ def main():
         if params["lock_timeout"] < 0:
             raise ValidationError("lock_timeout", "%d is negative; allowed: 0 or more seconds (0: do not wait)" % params["lock_timeout"])
         tree, jobs = engine.plan_call(params)
+        for request, _ref in jobs:  # valid but risky settings: said before anything runs
+            _warn_all(module, model.risks(request.desired, request.prefix))
         with lock.held("roce_qos (Ansible)", params["lock_timeout"], required=not module.check_mode, warn=module.warn):
             if not module.check_mode:
                 engine.check_host_sysfs(CommandRunner(module), tree, jobs)

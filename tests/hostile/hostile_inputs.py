@@ -384,6 +384,14 @@ def roce_qos_cases(tmp):
         ("dscp2prio", dict(good, dscp2prio={"26": NAN})),
         ("dscp2prio", dict(good, dscp2prio={26: 3, "26": 5})),   # two keys, one meaning
         ("dscp2prio", dict(good, dscp2prio={"26": 3, " 26": 5})),
+        ("dscp2prio", dict(good, dscp2prio={" 26": 3, "48": 6})),                  # a blank in the key
+        # valid but harmful (the warning must name the setting and the risk): RoCE's DSCP 26 on priority 4 while PFC
+        # is on 3, or the RoCE ToS 0 (priority 0): RoCE traffic lossy; PFC on every priority; CNPs on the lossless one
+        ("roce_tos: 106 is DSCP 26, which dscp2prio maps to priority 4", dict(good, dscp2prio={"26": 4, "48": 6}), "harmful"),
+        ("roce_tos: 0 is DSCP 0", dict(good, roce_tos=0), "harmful"),
+        ("pfc: PFC on all eight priorities", dict(good, pfc=[0, 1, 2, 3, 4, 5, 6, 7]), "harmful"),
+        ("cnp: congestion notifications (CNPs) go on priority 3", dict(good, cnp={"priority": 3}, on_unsupported="warn"),
+         "harmful"),
         ("dscp2prio", dict(good, trust="pcp")),
         ("trust", dict(good, trust="TRUST_DSCP")),               # NicConfigurationTemplate's spelling
         ("roce_tos", dict(good, roce_tos=300)),
