@@ -233,7 +233,7 @@ def batch(rollout, batch_hosts, done_hosts=()):
             "reference": done[-1] if done else None}
 
 
-def drain_plan(path, hosts):
+def drain_decisions(path, hosts):
     """Which hosts a drain covers, from the plan of a check-mode run (``fabric-plan.json``) at ``path``.
 
     ``{host: {"drain": bool, "why": str}}`` for each of ``hosts``; None when ``path`` is unset (every
@@ -270,7 +270,7 @@ def drain_plan(path, hosts):
 
 
 def host_drain(plan, host):
-    """``{"drain": bool, "why": str}`` for one host of a plan (the rule of :func:`drain_plan`)."""
+    """``{"drain": bool, "why": str}`` for one host of a plan (the rule of :func:`drain_decisions`)."""
     failed = plan.get("failed") if isinstance(plan.get("failed"), dict) else {}
     unreachable = plan.get("unreachable") if isinstance(plan.get("unreachable"), list) else []
     entry = (plan.get("hosts") or {}).get(host)
@@ -280,7 +280,7 @@ def host_drain(plan, host):
         return {"drain": True, "why": "failed in the plan"}
     if not isinstance(entry, dict) or not isinstance(entry.get("changes"), int):
         return {"drain": True, "why": "not in the plan"}
-    if entry["changes"] != 0:  # anything but "none" (a count below 0 is refused by drain_plan) drains
+    if entry["changes"] != 0:  # anything but "none" (a count below 0 is refused by drain_decisions) drains
         return {"drain": True, "why": "%d changes planned" % entry["changes"]}
     return {"drain": False, "why": "the plan shows nothing to change"}
 
