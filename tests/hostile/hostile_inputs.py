@@ -302,11 +302,13 @@ class QosLab(object):
         return ports, dict(self.cfs.values), files
 
     def run(self, args):
-        """The task as Ansible runs it: the action plugin (its controller-side check), then the module."""
+        """The task as Ansible runs it: the action plugin (its controller-side check), then the module.
+        ``_written``: the task written as ``key=value`` text (parsed as Ansible parses it)."""
         args = dict(args)
+        written = args.pop("_written", None)
         args.setdefault("sysfs_path", self.sysfs)
-        action = _action(RoceQosAction, args, lambda module_args: run_module("roce_qos", module_args, install=self.install))
-        return action
+        return _action(RoceQosAction, args, lambda module_args: run_module("roce_qos", module_args, install=self.install),
+                       written=written)
 
     def unchanged(self, before):
         return self.host.changing_calls() == [] and self.cfs.mkdirs == [] and self.state() == before
@@ -318,23 +320,36 @@ class _Shell(object):
 
 class _Connection(object):
     _shell = _Shell()
+    has_native_async = False
 
 
 class _Task(object):
-    def __init__(self, args):
+    """TEST DOUBLE of Ansible's Task (what the action plugins use): ``written``, when given, is the
+    ``key=value`` text the task was written with (Ansible parses it into ``args``, a key given twice keeping
+    its last value, as ansible.parsing.splitter.parse_kv does)."""
+
+    def __init__(self, args, written=None, action="rdma.fabric.roce_qos"):
         self.args = args
-        self.action = "rdma.fabric.roce_qos"
+        self.action = action
         self.async_val = 0
         self.check_mode = bool(args.get("_ansible_check_mode"))
+        self.written = written
+
+    def get_ds(self):
+        return {"name": "hostile case", self.action: self.written if self.written is not None else dict(self.args)}
 
 
-def _action(plugin, args, execute):
+def _action(plugin, args, execute, written=None):
     """Run an action plugin's ``run`` with the module call answered in this process: (outcome, result)."""
-    action = plugin(_Task(args), _Connection(), None, None, None)
+    if written is not None:
+        from ansible.parsing.splitter import parse_kv
+        args = dict(parse_kv(written), **args)
+    action = plugin(_Task(args, written), _Connection(), None, None, None)
+    action._remove_tmp_path = lambda path, force=False: None
     ran = []
 
     def execute_module(module_name=None, module_args=None, task_vars=None, **kwargs):
-        outcome, result = execute(module_args)
+        outcome, result = execute(action._task.args if module_args is None else module_args)
         ran.append(outcome)
         if outcome == "failed":
             result = dict(result, failed=True)
@@ -387,6 +402,8 @@ def roce_qos_cases(tmp):
         ("dscp2prio", dict(good, dscp2prio={26: 3, "26": 5})),   # two keys, one meaning
         ("dscp2prio", dict(good, dscp2prio={"26": 3, " 26": 5})),
         ("dscp2prio", dict(good, dscp2prio={" 26": 3, "48": 6})),                  # a blank in the key
+        # a key written twice (ansible -m rdma.fabric.roce_qos -a "... mtu=9000 mtu=1500"): the parser keeps the last
+        ("mtu", {"_written": "netdev=dcbsim0 trust=dscp roce_tos=106 mtu=9000 mtu=1500"}),
         # valid but harmful (the warning must name the setting and the risk): RoCE's DSCP 26 on priority 4 while PFC
         # is on 3, or the RoCE ToS 0 (priority 0): RoCE traffic lossy; PFC on every priority; CNPs on the lossless one
         ("roce_tos: 106 is DSCP 26, which dscp2prio maps to priority 4", dict(good, dscp2prio={"26": 4, "48": 6}), "harmful"),
