@@ -778,6 +778,11 @@ ROLE_CASES += [
     ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0", "colour": "red"}]}),
     ("lossless_ethernet", "lossless_ethernet_port_settings", dict(LE, lossless_ethernet_port_settings={"dcbsim0": {"pfc": [9]}})),
     ("lossless_ethernet", "lossless_ethernet_port_settings", dict(LE, lossless_ethernet_port_settings={"dcbsim0": "pfc=3"})),
+    ("lossless_ethernet", "lossless_ethernet_port_settings",
+     dict(LE, lossless_ethernet_port_settings={"dcbsim0": {"device": "mlx5_1", "port": 2}})),
+    # a typo (dcbsim0 as dcbsimO): settings that apply to nothing here, legitimate in group variables for other hosts
+    ("lossless_ethernet", "lossless_ethernet_port_settings.dcbsimO",
+     dict(LE, lossless_ethernet_port_settings={"dcbsimO": {"mtu": 9000}}), "harmful"),
     ("k8s_rdma_stack", "k8s_rdma_stack_method", {"k8s_rdma_stack_method": "helm"}),
     ("k8s_rdma_stack", "k8s_rdma_stack_namespace", {"k8s_rdma_stack_namespace": "Kube System"}),
     ("k8s_rdma_stack", "k8s_rdma_stack_namespace", {"k8s_rdma_stack_namespace": "kube-system\n"}),
