@@ -62,6 +62,7 @@ import signal
 import struct
 import sys
 import tempfile
+import time
 import traceback
 
 import yaml
@@ -771,6 +772,7 @@ ROLE_CASES += [
     ("lossless_ethernet", "lossless_ethernet_backend", dict(LE, lossless_ethernet_backend="lldptool")),
     ("lossless_ethernet", "lossless_ethernet_state", dict(LE, lossless_ethernet_state="gone")),
     ("lossless_ethernet", "lossless_ethernet_openibd", dict(LE, lossless_ethernet_openibd="sometimes")),
+    ("lossless_ethernet", "lossless_ethernet_manage_packages", dict(LE, lossless_ethernet_manage_packages="")),
     ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0; reboot"}]}),
     ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0\n"}]}),
     ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0"}, {"netdev": "eth42"}]}),
@@ -1403,6 +1405,60 @@ def _qos_lock_held(tmp):
             and _qos_state(lab) == before), msg[:110]
 
 
+def _qos_lock_holder_killed(tmp):
+    """A QoS run SIGKILLed while it holds the lock (mid-apply): the kernel frees the lock, its record stays; the
+    next run warns that the holder is gone, naming it, and writes its own record."""
+    path = os.path.join(tmp, "qos-killed", "qos.lock")
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the holder
+        try:
+            with qos_lock.held("rdma-fabric qos-apply", 5, path=path):
+                os.write(ready_w, b"x")
+                time.sleep(60)
+        finally:
+            os._exit(0)
+    os.read(ready_r, 1)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    for fd in (ready_r, ready_w):
+        os.close(fd)
+    warnings = []
+    with qos_lock.held("roce_qos (Ansible)", 5, path=path, warn=warnings.append):
+        with open(path) as handle:
+            mine = '"pid": %d' % os.getpid() in handle.read()
+    said = len(warnings) == 1 and ("pid %d (rdma-fabric qos-apply" % pid) in warnings[0] and "is gone" in warnings[0]
+    return mine and said, (warnings or ["no warning"])[0][:110]
+
+
+def _metrics_port_vanishes(tmp):
+    """The port's state file is gone when the collector reads it: the expected port is reported down (port_up 0)
+    with a collector error, not left without port_up."""
+    from ansible_collections.rdma.fabric.plugins.module_utils import metrics
+    root = os.path.join(tmp, "metrics-vanish")
+    shutil.copytree(os.path.join(SYSFS, "lab_rxe_lab1"), root, symlinks=True)
+    os.unlink(os.path.join(root, "sys", "devices", "virtual", "infiniband", "rxe0", "ports", "1", "state"))
+    cfg = metrics.check_config({"sysfs": os.path.join(root, "sys"), "saved_dir": os.path.join(root, "none"),
+                                "expected_ports": [{"match": "rxe0/1"}], "gpudirect": "ignore"})
+    snap = metrics.collect(cfg)
+    text = metrics.render(snap)
+    ok = 'rdma_fabric_port_up{device="rxe0",port="1"} 0' in text and snap.errors.get("ports") == 1
+    return ok, "; ".join(t for _s, t in snap.messages)[:110]
+
+
+def _metrics_device_gone(tmp):
+    """An expected device that is gone entirely: its port series say down (RdmaPortDown fires), a glob that matches
+    nothing any more says 0 found (RdmaExpectedPortsMissing)."""
+    from ansible_collections.rdma.fabric.plugins.module_utils import metrics
+    cfg = metrics.check_config({"sysfs": os.path.join(SYSFS, "lab_rxe_lab1", "sys"), "saved_dir": os.path.join(tmp, "none"),
+                                "expected_ports": [{"match": "mlx5_0/1"}, {"match": "mlx5_*"}], "gpudirect": "ignore"})
+    text = metrics.render(metrics.collect(cfg))
+    ok = ('rdma_fabric_port_up{device="mlx5_0",port="1"} 0' in text
+          and 'rdma_fabric_port_expected_up{device="mlx5_0",port="1"} 1' in text
+          and 'rdma_fabric_expected_ports_found{match="mlx5_*"} 0' in text)
+    return ok, "port_up 0 and expected_up 1 for mlx5_0/1, expected_ports_found 0 for mlx5_*"
+
+
 def faults(tmp):
     cases = [
         ("facts: ETIMEDOUT on port and device attributes", lambda: _facts_with_read_error(tmp, errno.ETIMEDOUT)),
@@ -1426,6 +1482,9 @@ def faults(tmp):
         ("roce_qos: ip link set mtu fails (after the DCB and configfs steps)", lambda: _qos_step_fails(tmp, "qos-mtu", ip_fails=True)),
         ("roce_qos: SIGTERM during the dcb pfc change", lambda: _qos_step_fails(tmp, "qos-term", signal_on="pfc")),
         ("roce_qos: the QoS lock held by another process (rdma-fabric qos-apply)", lambda: _qos_lock_held(tmp)),
+        ("qos lock: its holder SIGKILLed mid-run leaves its record", lambda: _qos_lock_holder_killed(tmp)),
+        ("metrics: a port folder vanishes mid-read", lambda: _metrics_port_vanishes(tmp)),
+        ("metrics: an expected device is gone entirely", lambda: _metrics_device_gone(tmp)),
     ]
     out = []
     for what, case in cases:
