@@ -241,7 +241,8 @@ options:
     description:
       - Seconds to wait for the host's QoS lock (C(/run/rdma-fabric/qos.lock)) while another run holds it (the
         boot-time re-apply, or another task). When it runs out the task fails, changing nothing, and the error
-        names the holder (pid, what, since when). V(0) does not wait; a negative value is an error.
+        names the holder (pid, what, since when). V(0) does not wait; at most V(86400) (a day), a negative value is
+        an error.
       - In check mode a lock that cannot be created (no write access to C(/run)) only warns.
     type: int
     default: 120
@@ -511,6 +512,9 @@ def argument_spec():
     )
 
 
+LOCK_TIMEOUT_MAX = 86400  # a day: a longer wait is no timeout (a run would hang on a lock that never frees)
+
+
 def _warn_all(module, warnings):
     for w in warnings:
         module.warn(w)
@@ -536,8 +540,9 @@ def main():
         module.fail_json(msg=str(e), param=e.param, commands=[])
     qos = None
     try:
-        if params["lock_timeout"] < 0:
-            raise ValidationError("lock_timeout", "%d is negative; allowed: 0 or more seconds (0: do not wait)" % params["lock_timeout"])
+        if not 0 <= params["lock_timeout"] <= LOCK_TIMEOUT_MAX:
+            raise ValidationError("lock_timeout", "%d is out of range; allowed: 0 (do not wait) to %d seconds"
+                                  % (params["lock_timeout"], LOCK_TIMEOUT_MAX))
         tree, jobs = engine.plan_call(params)
         for request, _ref in jobs:  # valid but risky settings: said before anything runs
             _warn_all(module, model.risks(request.desired, request.prefix))

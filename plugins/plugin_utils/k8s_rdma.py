@@ -653,7 +653,8 @@ def check_role_vars(values):
         need(name, _plain_text, "a path or name without NUL or line breaks")
     need("node_group", bool, "the name of an inventory group")
     need("field_manager", lambda v: _full(_FIELD_MANAGER, v), "1-128 printable characters without spaces")
-    need("wait_timeout", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "an integer > 0 (seconds)")
+    need("wait_timeout", lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 86400,
+         "a whole number of seconds from 1 to 86400")
     need("namespace", _dns_label, "a Kubernetes namespace name (DNS label: a-z, 0-9, '-', at most 63)")
     need("network_operator_namespace", _dns_label, "a Kubernetes namespace name (DNS label)")
     need("network_operator_release_name", lambda v: _dns_label(v, 53), "a Helm release name (DNS label, at most 53)")
@@ -669,8 +670,9 @@ def check_role_vars(values):
     need("network_operator_chart_repo_url", lambda v: _full(_URL, v), "an http(s):// or oci:// URL")
     need("image_pull_secrets", lambda v: isinstance(v, list) and all(_dns_subdomain(s) for s in v),
          "a list of Secret names (DNS subdomains)")
-    need("shared_dev_plugin_periodic_update_interval", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-         "an integer >= 0 (seconds)")
+    need("shared_dev_plugin_periodic_update_interval",
+         lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 86400,
+         "a whole number of seconds from 0 to 86400")
     need("nccl_configmap_name", lambda v: _dns_subdomain(v) and len(v) <= 189,
          "a ConfigMap name (DNS subdomain, at most 189 characters: '-<node pool id>' is appended)")
     need("nccl_namespaces", lambda v: isinstance(v, list) and len(v) > 0 and all(_dns_label(n) for n in v),

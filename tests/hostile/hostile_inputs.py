@@ -463,6 +463,7 @@ def roce_qos_cases(tmp):
         ("sysfs_path", dict(good, sysfs_path=copy)),
         ("lock_timeout", dict(good, lock_timeout=-1)),
         ("lock_timeout", dict(good, lock_timeout=NAN)),
+        ("lock_timeout", dict(good, lock_timeout=10 ** 9)),                       # a wait that never ends
     ], copy
 
 
@@ -795,6 +796,9 @@ ROLE_CASES += [
     ("k8s_rdma_stack", "k8s_rdma_stack_shared_devices",
      {"k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": -1}]}),
     ("k8s_rdma_stack", "k8s_rdma_stack_wait_timeout", {"k8s_rdma_stack_wait_timeout": -5}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_wait_timeout", {"k8s_rdma_stack_wait_timeout": 10 ** 9}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_shared_dev_plugin_periodic_update_interval",
+     {"k8s_rdma_stack_shared_dev_plugin_periodic_update_interval": 10 ** 9}),
     ("k8s_rdma_stack", "k8s_rdma_stack_nccl_tc", {"k8s_rdma_stack_nccl_tc": 300}),
     ("k8s_rdma_stack", "k8s_rdma_stack_nccl_gid_index", {"k8s_rdma_stack_nccl_gid_index": "three"}),
     ("k8s_rdma_stack", "k8s_rdma_stack_node_label_prefix", {"k8s_rdma_stack_node_label_prefix": "rdma fabric"}),
