@@ -48,12 +48,12 @@ def validate_plan(endpoints, hosts, topology="ring", tests=None, base_port=18515
     """Pairs, pre-checks and the test runs for a set of hosts."""
     try:
         return fv.validation_plan(endpoints, hosts, topology=topology, tests=tests if tests is not None else fv.DEFAULT_TESTS,
-                       base_port=int(base_port), min_bw_fraction=min_bw_fraction,
-                       min_bw_fraction_soft=min_bw_fraction_soft, min_bw_gbps=min_bw_gbps,
-                       max_latency_us=max_latency_us, max_latency_us_soft=max_latency_us_soft,
-                       lat_iterations=int(lat_iterations), lat_iterations_soft=int(lat_iterations_soft),
-                       bw_iterations=int(bw_iterations), bw_iterations_soft=int(bw_iterations_soft),
-                       bw_size=int(bw_size), rping_count=int(rping_count))
+                                  base_port=int(base_port), min_bw_fraction=min_bw_fraction,
+                                  min_bw_fraction_soft=min_bw_fraction_soft, min_bw_gbps=min_bw_gbps,
+                                  max_latency_us=max_latency_us, max_latency_us_soft=max_latency_us_soft,
+                                  lat_iterations=int(lat_iterations), lat_iterations_soft=int(lat_iterations_soft),
+                                  bw_iterations=int(bw_iterations), bw_iterations_soft=int(bw_iterations_soft),
+                                  bw_size=int(bw_size), rping_count=int(rping_count))
     except (TypeError, ValueError) as e:
         raise AnsibleFilterError("validate_plan: %s" % e)
 
