@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import ValidationError, check_unique_keys_in
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import ValidationError, check_unique_keys_in
 from ansible_collections.rdma.fabric.plugins.plugin_utils.task_args import KeysOnceAction
 
 

@@ -5,7 +5,7 @@
 validate_result, validate_summary,
 validate_wave_sides.
 
-Thin wrappers over plugins/module_utils/perftest.py and plugins/plugin_utils/fabric_validate.py;
+Thin wrappers over plugins/module_utils/common/perftest.py and plugins/plugin_utils/fabric_validate.py;
 documentation lives beside this file in <filter name>.yml.
 """
 
@@ -16,7 +16,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
-from ansible_collections.rdma.fabric.plugins.module_utils import perftest as pt
+from ansible_collections.rdma.fabric.plugins.module_utils.common import perftest as pt
 
 
 def perftest_parse(text, test="ib_write_bw", min_bandwidth_gbps=None, max_latency_us=None, count=None, rc=0):

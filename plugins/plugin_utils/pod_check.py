@@ -39,7 +39,7 @@ import json
 
 import yaml
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     RdmaFactsError,
     host_facts_list,
     pci_id,

@@ -41,7 +41,7 @@ except ImportError:  # pragma: no cover
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import DEVICE_GLOB_RE, DEVICE_GLOB_RULE, RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import DEVICE_GLOB_RE, DEVICE_GLOB_RULE, RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import check_role_vars as k8s_rdma_stack_var_errors
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import (
     SOCKET_IFNAME_RE,

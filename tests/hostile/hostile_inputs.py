@@ -77,9 +77,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 SYSFS = os.path.join(ROOT, "tests", "unit", "fixtures", "sysfs")
 
-from ansible_collections.rdma.fabric.plugins.module_utils import gpudirect as gd  # noqa: E402
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts  # noqa: E402
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import ABSENT_ERRNOS, SysfsTree  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import acs_boot as gd_acs_boot  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import probes as gd_probes  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import ABSENT_ERRNOS, SysfsTree  # noqa: E402
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (  # noqa: E402
     ACS_CTRL_LINUX_DEFAULT,
     build_ready_host,
@@ -1329,7 +1330,7 @@ def _exec_failure(tmp):
 
 def _boot(tmp, name, change):
     before = build_ready_host(os.path.join(tmp, name + "-before"), acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
-    facts = gd.gather(SysfsTree(before.sys, before.proc), "audit")
+    facts = gd_probes.gather(SysfsTree(before.sys, before.proc), "audit")
     record = os.path.join(tmp, name + ".json")
     with open(record, "w") as handle:
         json.dump(facts["acs"]["boot_config"], handle)
@@ -1337,7 +1338,7 @@ def _boot(tmp, name, change):
     after = build_ready_host(os.path.join(tmp, name + "-after"), acs_ctrl=ACS_CTRL_LINUX_DEFAULT, **kwargs)
     out = open(os.devnull, "w")
     try:
-        code = gd.cli_main(["--config", record, "--sysfs-path", after.sys], out=out)
+        code = gd_acs_boot.cli_main(["--config", record, "--sysfs-path", after.sys], out=out)
     finally:
         out.close()
     words = [struct.unpack_from("<H", after.read_config(a), 0x14E)[0] for a in sorted(after.paths)
@@ -1438,7 +1439,7 @@ def _qos_lock_holder_killed(tmp):
 def _metrics_port_vanishes(tmp):
     """The port's state file is gone when the collector reads it: the expected port is reported down (port_up 0)
     with a collector error, not left without port_up."""
-    from ansible_collections.rdma.fabric.plugins.module_utils import metrics
+    from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
     root = os.path.join(tmp, "metrics-vanish")
     shutil.copytree(os.path.join(SYSFS, "lab_rxe_lab1"), root, symlinks=True)
     os.unlink(os.path.join(root, "sys", "devices", "virtual", "infiniband", "rxe0", "ports", "1", "state"))
@@ -1453,7 +1454,7 @@ def _metrics_port_vanishes(tmp):
 def _metrics_device_gone(tmp):
     """An expected device that is gone entirely: its port series say down (RdmaPortDown fires), a glob that matches
     nothing any more says 0 found (RdmaExpectedPortsMissing)."""
-    from ansible_collections.rdma.fabric.plugins.module_utils import metrics
+    from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
     cfg = metrics.check_config({"sysfs": os.path.join(SYSFS, "lab_rxe_lab1", "sys"), "saved_dir": os.path.join(tmp, "none"),
                                 "expected_ports": [{"match": "mlx5_0/1"}, {"match": "mlx5_*"}], "gpudirect": "ignore"})
     text = metrics.render(metrics.collect(cfg))

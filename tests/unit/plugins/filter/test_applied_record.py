@@ -16,7 +16,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.filter import applied_record as flt
-from ansible_collections.rdma.fabric.plugins.module_utils.host_state import read_path
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.host_state import read_path
 from ansible_collections.rdma.fabric.plugins.modules.host_state import read_content
 
 EXPECTED = {"schema": 1, "settings": "ab12", "kernel": "6.1.0-28-amd64",
