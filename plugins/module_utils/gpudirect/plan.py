@@ -11,6 +11,8 @@ __metaclass__ = type
 import json
 import os
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import validate_options
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import PathError, SysfsTree, check_path
 from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect.acs import ACS_CTRL_REG, ACS_KERNEL_REDIRECT, ACS_P2P_REDIRECT
 from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect.probes import PEERMEM_MODULES
@@ -254,6 +256,10 @@ def resolve_roots(host_root="/", sysfs_path=None, procfs_path=None):
         if not os.path.isdir(roots[name]):
             option = {"sysfs": "sysfs_path", "procfs": "procfs_path"}.get(name, name)
             raise PlanError("%s: %s is not a directory" % (option, roots[name]))
+    try:  # the facts' rule of a sysfs root (a class/, devices/ or module/ folder): /etc is none
+        validate_options(roots["sysfs"])
+    except RdmaFactsError as exc:
+        raise PlanError(str(exc))
     roots["host_reads"] = (os.path.realpath(roots["sysfs"]) == os.path.realpath(rooted(host_root, "/sys"))
                            and os.path.realpath(roots["procfs"]) == os.path.realpath(rooted(host_root, "/proc")))
     return roots

@@ -136,7 +136,9 @@ def test_check_mode_writes_nothing_and_diff_shows_the_files(tmp_path):
 def test_drifted_file_is_rewritten(tmp_path):
     rc, tasks, files, stats = run_role(tmp_path, "lab_rxe_lab1")
     assert rc == 0
-    (tmp_path / "etc" / "ucx" / "ucx.conf").write_text("UCX_TLS=tcp\n")
+    # an edit by hand that keeps the role's header (its marker line)
+    ucx = tmp_path / "etc" / "ucx" / "ucx.conf"
+    ucx.write_text("".join(ucx.read_text().splitlines(True)[:2]) + "UCX_TLS=tcp\n")
     rc, tasks, again, stats = run_role(tmp_path, "lab_rxe_lab1")
     assert rc == 0 and again == files
     assert [r["__job_env_file"]["path"].endswith("ucx.conf") for r in tasks["Write the settings files"]["results"]
@@ -171,3 +173,21 @@ def test_absent_removes_the_files(tmp_path):
     assert files == dict((rel, None) for rel in FILES)
     rc, tasks, files, stats = run_role(tmp_path, "lab_rxe_lab1", {"job_env_state": "absent"})
     assert rc == 0 and stats["changed"] == 0
+
+
+@pytest.mark.parametrize("state", ["present", "absent"])
+def test_a_file_the_role_did_not_write_is_neither_replaced_nor_removed(tmp_path, state):
+    """/etc/nccl.conf of another tool (or job_env_nccl_conf_path pointed at /etc/shadow): no marker line, so the role
+    refuses before any change, naming the variable, and the file is as it was."""
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "nccl.conf").write_text("NCCL_DEBUG=WARN\n")
+    rc, tasks, files, stats = run_role(tmp_path, "lab_rxe_lab1", {"job_env_state": state})
+    assert rc != 0
+    expected = dict((rel, None) for rel in FILES)
+    expected["nccl.conf"] = "NCCL_DEBUG=WARN\n"
+    assert files == expected
+    failed = [r for r in tasks.values() if r.get("failed")]
+    assert failed and failed[0]["msg"].startswith(
+        "rdma.fabric.job_env: nothing was changed: job_env_nccl_conf_path: %s exists and is not a file "
+        "rdma.fabric.job_env wrote (no line '# Written by rdma.fabric.job_env')" % (etc / "nccl.conf")), failed
