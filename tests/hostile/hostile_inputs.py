@@ -225,6 +225,9 @@ def module_cases(tmp):
         ("host_state", "units", {"units": ["rdma-fabric.service\n"]}),
         ("host_state", "units", {"units": ["rdma fabric.service"]}),
         ("host_state", "checksum", {"checksum": "perhaps"}),
+        ("host_state", "paths", {"paths": ["/" + "a/" * 2500]}),                        # 5001 characters
+        ("host_state", "paths", {"paths": ["/etc/" + "x" * 256]}),                      # a part over NAME_MAX
+        ("host_state", "marker", {"paths": ["/etc/hostname"], "marker": "#\nx"}),
         ("perftest", "device", dict(client, device="rxe0 -x 9")),
         ("perftest", "device", dict(client, device="rxe0\n")),
         ("perftest", "server_ip", dict(client, server_ip="$(reboot)")),
@@ -252,6 +255,7 @@ def gpudirect_cases(tmp):
         ("host_root", dict(base, host_root="host")),
         ("sysfs_path", dict(base, sysfs_path=builder.sys + "\n")),
         ("sysfs_path", dict(base, sysfs_path=os.path.join(tmp, "missing"))),
+        ("sysfs_path", dict(base, sysfs_path="/etc")),                                 # a folder, but no sysfs
         ("procfs_path", dict(base, procfs_path="/proc\0")),
         # reads redirected to a tree, changes planned: they would hit this machine
         ("sysfs_path", {"acs": "disable", "sysfs_path": builder.sys, "procfs_path": builder.proc}),
@@ -551,6 +555,7 @@ SRIOV_CASES = [
 SRIOV_FIRMWARE_CASES = [
     ("device", {"firmware": [{"device": "mlx5_0; reboot", "num_vfs": 4}], "firmware_apply": True}),
     ("device", {"firmware": [{"device": "0000:3b:00.0\n", "num_vfs": 4}], "firmware_apply": True}),
+    ("device", {"firmware": [{"device": "/dev/mst/..", "num_vfs": 4}], "firmware_apply": True}),
     ("num_vfs", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": -1}], "firmware_apply": True}),
     ("num_vfs", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": 100000}], "firmware_apply": True}),
     ("num_vfs", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": NAN}], "firmware_apply": True}),
@@ -560,6 +565,7 @@ SRIOV_FIRMWARE_CASES = [
     ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": -1}),
     ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": "30; reboot"}),
     ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": NAN}),
+    ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": 10 ** 9}),
 ]
 
 
