@@ -178,10 +178,16 @@ def make_batches(hosts, serial):
 
 
 def settings(serial, max_fail_percentage, hosts, batch_reboot=None, batch_reboot_timeout=None,
-             k8s_drain_timeout=None, allow_single_batch=None):
+             k8s_drain_timeout=None, allow_single_batch=None, flags=None):
     """The checked rollout settings: ``staged``, ``serial``, ``max_fail_percentage``, ``batches``,
     ``batch_reboot``, ``batch_reboot_timeout``, ``k8s_drain_timeout`` (None: unset, the defaults) and
-    ``warnings`` (sentences naming a valid but risky setting and the risk)."""
+    ``warnings`` (sentences naming a valid but risky setting and the risk).
+
+    ``flags``: ``{variable: value}`` of the playbook's other true/false settings (the drains, failing on a bad
+    validation), each checked as the batch reboot flag is (``"ture"`` would read as false: no drain).
+    """
+    for name, value in sorted((flags or {}).items()):
+        check_batch_reboot(value, name)
     checked = check_serial(serial)
     max_fail = check_max_fail(max_fail_percentage)
     reboot = check_batch_reboot(batch_reboot)

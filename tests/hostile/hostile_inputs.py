@@ -1084,6 +1084,8 @@ def playbook_cases(tmp):
         ("site.yml", "rdma_fabric_batch_reboot_timeout", settings(1, batch_reboot_timeout=10 ** 9), "malformed"),
         ("site.yml", "rdma_fabric_k8s_drain_timeout", settings(1, k8s_drain_timeout="abc"), "malformed"),
         ("site.yml", "rdma_fabric_k8s_drain_timeout", settings(1, k8s_drain_timeout=10 ** 9), "malformed"),
+        ("site.yml", "rdma_fabric_slurm_drain", settings(1, flags={"rdma_fabric_slurm_drain": "ture"}), "malformed"),
+        ("site.yml", "rdma_fabric_k8s_drain", settings(1, flags={"rdma_fabric_k8s_drain": 1}), "malformed"),
         ("site.yml", "rdma_fabric_drain_plan", drain('{"check_mode": true, "hosts": {"lab1": {"changes": -1}}}'), "harmful"),
         ("site.yml", "rdma_fabric_drain_plan", drain('{"check_mode": false, "hosts": {}}'), "malformed"),
         ("site.yml", "rdma_fabric_drain_plan", drain("{"), "malformed"),

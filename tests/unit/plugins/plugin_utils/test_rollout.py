@@ -169,6 +169,15 @@ def test_one_batch_for_the_whole_fleet_needs_the_explicit_flag(serial):
     assert rollout.settings(None, None, HOSTS)["batches"] == []
 
 
+@pytest.mark.parametrize("value", ["ture", 1, "on", "perhaps"])
+def test_the_drain_and_validation_flags_are_checked_strictly(value):
+    """rdma_fabric_slurm_drain: "ture" would read as false (Ansible's bool filter): no drain, on a busy node."""
+    with pytest.raises(rollout.RolloutError) as e:
+        rollout.settings(1, None, HOSTS, flags={"rdma_fabric_slurm_drain": value, "rdma_fabric_k8s_drain": None})
+    assert str(e.value).startswith("rdma_fabric_slurm_drain: %r is not accepted; accepted: true or false" % (value,))
+    assert rollout.settings(1, None, HOSTS, flags={"rdma_fabric_slurm_drain": "yes", "rdma_fabric_k8s_drain": None})
+
+
 def test_max_fail_percentage_of_100_is_a_warning():
     s = rollout.settings([1, "100%"], 100, HOSTS)
     assert [len(b) for b in s["batches"]] == [1, 9]
