@@ -71,6 +71,7 @@ ENV_VALUE_RULE = "letters, digits and _ . , : = ^ / @ + - (read alike by a shell
 MCA_NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
 SERVICE_RE = re.compile(r"[A-Za-z0-9@_.:-]{1,247}[.]service")
 
+CHECKSUM_RE = re.compile(r"sha256:[0-9a-fA-F]{64}|sha384:[0-9a-fA-F]{96}|sha512:[0-9a-fA-F]{128}")
 MOFED_TIMEOUTS = {"mofed_mlnx_ofed_install_timeout": (60, 86400), "mofed_reboot_timeout": (60, 86400)}
 GPUDIRECT_ROOTS = {"gpudirect_sysfs_path": "/sys", "gpudirect_procfs_path": "/proc"}
 JOB_ENV_PATHS = ("job_env_nccl_conf_path", "job_env_ucx_conf_path", "job_env_env_file_path", "job_env_profile_path")
@@ -278,6 +279,10 @@ def mofed_var_errors(values):
 
     # -- MLNX_OFED bundle -------------------------------------------------------------------------
     c.url("mofed_mlnx_ofed_url", ("https", "http", "ftp", "file"))
+    checksum = c.get("mofed_mlnx_ofed_checksum", "")
+    if checksum != "" and (not _text(checksum) or not CHECKSUM_RE.fullmatch(checksum)):
+        c.bad("mofed_mlnx_ofed_checksum", repr(checksum), "empty, or sha256:<64 hex digits>, sha384:<96> or "
+              "sha512:<128>")
     c.path("mofed_mlnx_ofed_src", absolute=False)
     c.path("mofed_mlnx_ofed_workdir", empty_ok=False)
     extra = c.get("mofed_mlnx_ofed_extra_args", [])

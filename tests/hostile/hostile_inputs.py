@@ -1106,6 +1106,45 @@ def playbook_cases(tmp):
     ]
 
 
+# --------------------------------------------------------------------------
+# spec-derived role cases: every option of every role's meta/argument_specs.yml, by its type - text (str, path;
+# no choices) with a line break and a line after it, whole numbers at 10**12 and -1, floats at NaN and infinity -
+# each must be rejected by the role's own checks naming the option. An option of a stage that is off by default
+# is tried with its stage on (else the role rightly ignores it).
+# --------------------------------------------------------------------------
+SPEC_SKIP = {
+    # checked by rdma.fabric.sriov_vfs itself before any change (see its module rows: pf_link_timeout); the role
+    # reads its boot units first, so role_check stops before the module
+    "sriov_pf_link_timeout": "sriov_vfs",
+}
+SPEC_STAGE_ON = (("rdma_validate_workload_", {"rdma_validate_workload": True}),)
+
+
+def spec_role_cases():
+    """``(role, option, changes)`` for every option of every role's argument spec (see above)."""
+    out = []
+    for role in sorted(os.listdir(os.path.join(ROOT, "roles"))):
+        if not os.path.exists(os.path.join(ROOT, "roles", role, "meta", "argument_specs.yml")):
+            continue
+        for name, opt in sorted(role_spec(role).items()):
+            if name in SPEC_SKIP:
+                continue
+            kind = opt.get("type", "str")
+            if kind in ("str", "path") and not opt.get("choices"):
+                default = opt.get("default")
+                base = default if isinstance(default, str) and default else "/x" if kind == "path" else "x"
+                values = [base + "\nInjected: 1"]
+            elif kind == "int":
+                values = [10 ** 12, -1]
+            elif kind == "float":
+                values = [float("nan"), float("inf")]
+            else:
+                continue
+            stage = dict(next((on for prefix, on in SPEC_STAGE_ON if name.startswith(prefix)), {}))
+            out.extend((role, name, dict(stage, **{name: value})) for value in values)
+    return out
+
+
 def acs_words(builder):
     return [struct.unpack_from("<H", builder.read_config(a), 0x14E)[0] for a in ("0000:17:00.0", "0000:17:01.0")]
 
@@ -1226,7 +1265,7 @@ def malformed(tmp):
             outcome, msg = "traceback", traceback.format_exc(limit=2)
         outcome, named = verdict(outcome, {"msg": msg, "warnings": [msg] if outcome == "warned" else []}, param)
         count("playbook " + playbook, playbook, param, outcome, named, msg, kind)
-    for case in ROLE_CASES:
+    for case in ROLE_CASES + spec_role_cases():
         role, param, changes, kind = (case + ("malformed",))[:4]
         try:
             with Warnings() as shown:
