@@ -324,3 +324,9 @@ def test_host_tools_python_goes_into_exec_lines_unquoted():
     for bad in ("/usr/bin/python3 -c evil", "python3", "/usr/bin/../../tmp/python3", "/usr/bin/python3\nExecStartPre=x"):
         errors = role_var_errors({"host_tools_python": bad}, "host_tools")
         assert len(errors) == 1 and errors[0].startswith("host_tools_python: %r is not allowed" % bad), errors
+
+
+@pytest.mark.parametrize("checksum", ["sha256:abc", "md5:" + "0" * 32, "sha256:" + "0" * 64 + "\nx", "0" * 64])
+def test_mofed_mlnx_ofed_checksum_form(checksum):
+    errors = mofed(mofed_mlnx_ofed_checksum=checksum)
+    assert len(errors) == 1 and errors[0].startswith("mofed_mlnx_ofed_checksum: %r is not allowed" % checksum), errors
