@@ -18,7 +18,7 @@ description:
   - Reads the current links from sysfs through the collection's facts gatherer (the same read as
     M(rdma.fabric.rdma_device_facts)); changes only what differs. A present link that is missing, or exists on another
     netdev or with another type, is (re)created; a link of the same type on the same netdev under another name is
-    replaced (with a warning naming the link deleted: whatever uses it loses it); an absent link that exists is
+    replaced, with a warning naming the link deleted (whatever uses it loses it); an absent link that exists is
     deleted. Hardware RDMA devices are never touched.
   - Loads the kernel module a link type needs (C(rdma_rxe), C(siw)) before creating a link. Fails before anything is
     touched when the kernel has no such module (naming the module and the kernel option), when a netdev does not
