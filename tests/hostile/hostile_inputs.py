@@ -1040,7 +1040,8 @@ def playbook_cases(tmp):
                 result = rollout_filter.rollout_settings(serial, max_fail, hosts, **kw)
             except AnsibleFilterError as exc:
                 return "rejected", str(exc)
-            return ("warned" if result["warnings"] else "ok"), "; ".join(result["warnings"])
+            warnings = result.get("warnings") or []
+            return ("warned" if warnings else "ok"), "; ".join(warnings)
         return check
 
     def drain(content):
@@ -1061,9 +1062,9 @@ def playbook_cases(tmp):
 
     def pod(workload, configs=None, workload_file=None):
         def check():
+            named = {"workload_file": workload_file} if workload_file else {}
             try:
-                pod_check_filter.pod_check(workload, [config] if configs is None else configs, pools,
-                                           workload_file=workload_file)
+                pod_check_filter.pod_check(workload, [config] if configs is None else configs, pools, **named)
             except AnsibleFilterError as exc:
                 return "rejected", str(exc)
             return "ok", ""
