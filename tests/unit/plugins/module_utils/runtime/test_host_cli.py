@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 """The host runtime's entry point (module_utils/runtime/host_cli.py) and what the
 runtime may hold: every module_utils file is standard library only (it
-imports with ``ansible`` made unimportable) and parses as Python 3.7, the
-minimum the runtime states."""
+imports with ``ansible`` made unimportable) and parses as Python 3.8, the
+minimum the runtime states (tests/config.yml)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -60,9 +60,9 @@ def test_every_module_utils_file_imports_without_ansible():
 
 
 @pytest.mark.parametrize("path", module_utils_files(), ids=lambda p: os.path.relpath(p, MODULE_UTILS))
-def test_module_utils_parse_as_python_3_7(path):
+def test_module_utils_parse_as_python_3_8(path):
     with open(path) as f:
-        ast.parse(f.read(), filename=path, feature_version=(3, 7))
+        ast.parse(f.read(), filename=path, feature_version=(3, 8))
 
 
 def test_subcommands_are_module_utils_modules_with_cli_main():
