@@ -279,6 +279,22 @@ def test_check_pod_playbook_on_a_rendered_folder(tmp_path):
     assert verdict == "All assertions passed"
 
 
+def test_check_pod_playbook_names_the_file_that_is_not_yaml(tmp_path):
+    """A rendered file with bad YAML fails the check naming that file (it was a parse error naming none)."""
+    rendered = tmp_path / "rendered"
+    rendered.mkdir()
+    (rendered / "configmap-kube-system-rdma-devices.yaml").write_text("data: {config.json: [1\n")
+    with open(str(rendered / "kustomization.yaml"), "w") as f:
+        yaml.safe_dump({"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                        "resources": ["configmap-kube-system-rdma-devices.yaml"]}, f)
+    rc, tasks, text = run(tmp_path, CHECK_POD, {"check_pod_spec": os.path.abspath(RAY), "check_pod_rendered": str(rendered),
+                                                "check_pod_pools": {"node-a": facts("roce-gid3")}})
+    failed = tasks["Check every extended resource per node pool"]["localhost"]
+    assert rc == 2 and failed["failed"] is True
+    assert "rdma.fabric.pod_check: %s: not valid YAML" % (rendered / "configmap-kube-system-rdma-devices.yaml") \
+        in failed["msg"], failed["msg"]
+
+
 def test_sriov_resource_matches_the_virtual_functions():
     """roce-b has an ACTIVE RDMA virtual function; the sriov config is what the role derives (sriov_vf_selectors)."""
     from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import sriov_dp_config
