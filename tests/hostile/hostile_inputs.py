@@ -639,7 +639,8 @@ def role_check(role, changes, check_mode=False):
     First Ansible's argument-spec validation of ``meta/argument_specs.yml``; then the role's tasks in order, from
     ``tasks/main.yml`` into the files it includes, templated with Ansible's templar: ``set_fact`` results are kept,
     each ``assert`` is evaluated (its ``when`` and ``vars`` too), ``setup`` is answered by a Debian 12 fact set and
-    ``include_vars`` by ``vars/Debian.yml``; the first other module ends the checks. An exception raised by a
+    ``include_vars`` by ``vars/Debian.yml``, a ``block``'s tasks run in order; the first other module ends the
+    checks. An exception raised by a
     filter (a role that checks through a filter that fails) counts as a rejection with its message.
     """
     values = role_defaults(role)
@@ -658,7 +659,20 @@ def role_check(role, changes, check_mode=False):
                      role_path=base, ansible_play_hosts_all=["node1"])
 
     def run(tasks_file):
-        for task in loader.load_from_file(os.path.join(base, "tasks", tasks_file), trusted_as_template=True) or []:
+        return run_tasks(loader.load_from_file(os.path.join(base, "tasks", tasks_file), trusted_as_template=True) or [])
+
+    def run_tasks(tasks):
+        for task in tasks:
+            if "block" in task:  # a block's tasks in order, under its when (its rescue/always: not checks)
+                when = task.get("when")
+                templar = Templar(loader=loader, variables=dict(variables, **(task.get("vars") or {})))
+                if when is not None and not all(templar.template(trust_as_template("{{ %s }}" % w) if isinstance(w, str)
+                                                                 else w) for w in (when if isinstance(when, list) else [when])):
+                    continue
+                found = run_tasks(task["block"])
+                if found is None:
+                    continue
+                return found
             module = [k for k in task if k.startswith("ansible.builtin.") or k.startswith("rdma.fabric.")]
             module = module[0] if module else None
             scope = dict(variables)
