@@ -12,6 +12,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import Rdm
 from ansible_collections.rdma.fabric.plugins.modules.node_pools import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
+from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_stack import stack_settings
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import nccl_env
 from ansible_collections.rdma.fabric.plugins.plugin_utils.node_pools import node_pools
 
@@ -19,7 +20,7 @@ NCCL_OPTIONS = ("link_layers", "devices", "include_soft", "include_vfs", "socket
                 "on_no_rdma", "extra")
 
 
-def pool_result(hosts, facts_by_host, nccl=None, node_names=None):
+def pool_result(hosts, facts_by_host, nccl=None, node_names=None, k8s=None):
     """The module's return values from ``{host: rdma facts}`` (shared with the unit tests)."""
     pools = node_pools(facts_by_host, hosts)
     out_pools = {}
@@ -45,6 +46,8 @@ def pool_result(hosts, facts_by_host, nccl=None, node_names=None):
     result = {"changed": False, "pools": out_pools, "host_pool": pools.host_pool, "missing": pools.missing}
     if node_names is not None:
         result["node_names"] = node_names
+    if k8s is not None:
+        result["k8s"] = stack_settings(out_pools, node_names or dict((h, h) for h in hosts), k8s)
     return result
 
 
@@ -63,4 +66,4 @@ class ActionModule(ControllerAction):
         node_names = None
         if name_var:
             node_names = dict((h, read[h]["vars"].get(name_var) or read[h]["facts"]["nodename"] or h) for h in hosts)
-        return pool_result(hosts, facts, nccl=args.get("nccl"), node_names=node_names)
+        return pool_result(hosts, facts, nccl=args.get("nccl"), node_names=node_names, k8s=args.get("k8s"))

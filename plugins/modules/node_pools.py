@@ -23,6 +23,9 @@ description:
     stable across runs."
   - With O(nccl) each pool also gets its NCCL environment (the P(rdma.fabric.nccl_env#filter) rules applied to the
     pool's layout); a pool without an ACTIVE RDMA port gets C(NCCL_IB_DISABLE=1) unless the O(nccl) option C(on_no_rdma) is C(fail).
+  - With O(k8s) (the M(rdma.fabric.k8s_rdma_stack) role's settings) each pool also gets what that role renders
+    for it (its nodes' labels, its shared device plugin resources and selectors, its pods' NCCL settings), and
+    RV(k8s) joins them with the nodes: the YAML of the role only renders.
   - This is an action plugin that runs on the controller only; it changes nothing.
 author:
   - rdma.fabric developers (@rdma-fabric)
@@ -52,6 +55,14 @@ options:
       - Options of the P(rdma.fabric.nccl_env#filter) filter (C(link_layers), C(devices), C(include_soft),
         C(include_vfs), C(socket_ifname), C(gid_index), C(tc), C(on_no_rdma), C(extra)); each pool gets
         C(nccl_env). C(on_no_rdma) defaults to C(disable) here.
+    type: dict
+  k8s:
+    description:
+      - The settings of the P(rdma.fabric.k8s_rdma_stack#role) role: its variables by their full names
+        (C(k8s_rdma_stack_shared_devices), ...), every one the role's defaults define; checked by the role's own
+        rules first (an error names the variable and what is allowed). The role passes them; see
+        C(docs/k8s_rdma_stack.md) for what each does.
+      - Each pool then gets C(labels), C(resources) and C(nccl_pod_env), and the result RV(k8s).
     type: dict
 notes:
   - Hosts without C(ansible_facts.rdma) are in no pool; they are listed in RV(missing).
@@ -85,6 +96,9 @@ pools:
       C(label) (the first host, with C(and N more) when the pool has several; for messages), C(ports) (one line per
       port of the layout) and C(facts) (the RDMA facts of the pool's first host, for per-pool derivations), and
       C(nccl_env) with O(nccl).
+    - With O(k8s) (and C(k8s_rdma_stack_state=present)), also C(labels) (the Kubernetes labels of the pool's
+      nodes), C(resources) (C({resourceName: selectors}) of the shared device plugin resources the pool's ACTIVE
+      ports are in) and, with NCCL settings enabled, C(nccl_pod_env) (the NCCL environment of the pool's pods).
   returned: always
   type: dict
   sample: {roce1-4c1d2f0a: {name: roce1-4c1d2f0a, hosts: [gpu-a01, gpu-a02], count: 2, label: gpu-a01 and 1 more,
@@ -103,6 +117,19 @@ node_names:
   description: Each host's name from O(node_name_var), else C(ansible_facts.nodename), else its inventory name.
   returned: when O(node_name_var) is given
   type: dict
+k8s:
+  description:
+    - What the P(rdma.fabric.k8s_rdma_stack#role) role renders, joined over the pools and nodes.
+    - C(no_port) says why no node can be given an RDMA device (empty when one can; the rest is then empty);
+      C(labels) the labels of each node by its node name (values C(null) to remove them with C(state=absent),
+      empty with node labels off); C(shared_dp_config) and C(sriov_dp_config) the device plugins' C(config.json);
+      C(nccl_env) the NCCL environment per pool; C(cni_configs) the CNI JSON of each network, in order;
+      C(warnings) sentences the role shows; C(pools_text) the pools as messages name them.
+  returned: when O(k8s) is given
+  type: dict
+  sample: {no_port: "", labels: {gpu-a01: {rdma.fabric/capable: "true"}}, shared_dp_config: {configList: []},
+           sriov_dp_config: {}, nccl_env: {roce1-4c1d2f0a: {NCCL_IB_DISABLE: "0"}}, cni_configs: [], warnings: [],
+           pools_text: roce1-4c1d2f0a = gpu-a01 and 1 more}
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -111,6 +138,7 @@ ARGUMENT_SPEC = dict(
     hosts=dict(type="list", elements="str", required=True),
     node_name_var=dict(type="str"),
     nccl=dict(type="dict"),
+    k8s=dict(type="dict"),
 )
 
 

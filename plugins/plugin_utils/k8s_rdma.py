@@ -459,38 +459,66 @@ def shared_dev_plugin_config(resources, data, include_soft=False, periodic_updat
     plugin's rules): a device selected by two resources, or by a derived resource its pool did not give it to,
     is an error naming the nodes and the devices.
     """
+    return shared_dev_plugin_layout(resources, data, include_soft, periodic_update_interval, pool_resources)[0]
+
+
+DERIVED_SELECTOR_KEYS = ("vendors", "deviceIDs", "drivers", "ifNames")
+
+
+def _derived_selectors(chosen):
+    """The selectors of the ACTIVE ports among ``chosen`` (``[(dev, port)]``); empty lists left out."""
+    values = dict((key, []) for key in DERIVED_SELECTOR_KEYS)
+    for dev, port in chosen:
+        if port.get("state") != "ACTIVE":
+            continue
+        if not dev.get("soft"):
+            values["vendors"].append(pci_id(dev.get("vendor_id")))
+            values["deviceIDs"].append(pci_id(dev.get("device_id")))
+            values["drivers"].append(dev.get("driver"))
+        values["ifNames"].append(port_netdev(dev, port))
+    return _selector_dict(values)
+
+
+def _selector_dict(values):
+    sel = {}
+    for key in DERIVED_SELECTOR_KEYS:
+        vals = _sorted_unique(values.get(key) or [], natural_key if key == "ifNames" else None)
+        if vals:
+            sel[key] = vals
+    return sel
+
+
+def shared_dev_plugin_layout(resources, data, include_soft=False, periodic_update_interval=None, pool_resources=None):
+    """``(config, per_pool)``: :func:`shared_dev_plugin_config`'s document, and ``{pool label: {resourceName:
+    selectors}}``, the selectors of each derived resource from that pool's own ACTIVE ports (resources the pool
+    gives no ACTIVE port are left out)."""
     check_shared_resources(resources)
     if pool_resources:
         check_shared_resources_by_pool(pool_resources)
     hosts = host_facts_list(data)
-    entries, order, derived, values, assignments = {}, [], set(), {}, {}
+    entries, order, derived, assignments, per_pool = {}, [], set(), {}, {}
     for label, facts in hosts:
         pool_list = (pool_resources or {}).get(label) or resources
         for res in pool_list:
             _merge_entry(entries, order, res, label)
         assignments[label] = shared_dev_assignment(pool_list, facts, include_soft=include_soft)
+        per_pool[label] = {}
         for name, chosen in assignments[label].items():
             derived.add(name)
-            acc = values.setdefault(name, {"vendors": [], "deviceIDs": [], "drivers": [], "ifNames": []})
-            for dev, port in chosen:
-                if port.get("state") != "ACTIVE":
-                    continue
-                if not dev.get("soft"):
-                    acc["vendors"].append(pci_id(dev.get("vendor_id")))
-                    acc["deviceIDs"].append(pci_id(dev.get("device_id")))
-                    acc["drivers"].append(dev.get("driver"))
-                acc["ifNames"].append(port_netdev(dev, port))
+            sel = _derived_selectors(chosen)
+            if sel:
+                per_pool[label][name] = sel
     split_names = set(res["resourceName"] for lst in [resources] + list((pool_resources or {}).values())
                       for res in lst if res.get("split") and not res.get("selectors"))
     config_list = []
     for name in order:
         entry = dict(entries[name])
         if name in derived:
-            sel = {}
-            for key in ("vendors", "deviceIDs", "drivers", "ifNames"):
-                vals = _sorted_unique(values[name][key], natural_key if key == "ifNames" else None)
-                if vals:
-                    sel[key] = vals
+            merged = {}
+            for label, dummy in hosts:
+                for key, vals in per_pool[label].get(name, {}).items():
+                    merged.setdefault(key, []).extend(vals)
+            sel = _selector_dict(merged)
             if not sel:
                 if name in split_names:
                     continue
@@ -507,7 +535,7 @@ def shared_dev_plugin_config(resources, data, include_soft=False, periodic_updat
     doc = {"configList": config_list}
     if periodic_update_interval is not None:
         doc["periodicUpdateInterval"] = periodic_update_interval
-    return doc
+    return doc, per_pool
 
 
 def _index_ranges(indices):
