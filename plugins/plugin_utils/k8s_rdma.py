@@ -35,7 +35,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
     select_ports,
 )
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import check_gid_index, check_pod_ifname, check_tc, roce_gid_and_tos
-from ansible_collections.rdma.fabric.plugins.plugin_utils.pod_check import selector_misses
+from ansible_collections.rdma.fabric.plugins.plugin_utils.pod_check import plugin_link_type, selector_misses
 
 CNI_TYPES = ("macvlan", "host-device", "ipoib")
 IPAM_TYPES = ("whereabouts", "host-local")
@@ -62,26 +62,19 @@ def _no_rdma_error(hosts, what):
 def shared_dev_selectors(data, link_layers=None, devices=None, include_soft=False):
     """k8s-rdma-shared-dev-plugin ``selectors`` from the ACTIVE ports of the hosts.
 
-    Returns ``{"vendors", "deviceIDs", "drivers", "ifNames"}`` with empty lists
-    left out (soft devices only contribute ``ifNames``: they have no PCI IDs).
+    Returns ``{"vendors", "deviceIDs", "drivers", "ifNames", "linkTypes"}`` with
+    empty lists left out (soft devices only contribute ``ifNames`` and
+    ``linkTypes``: they have no PCI IDs). ``linkTypes`` is the encapsulation of
+    the ports' netdevs (``ether``, ``infiniband``; :func:`pod_check.plugin_link_type`).
     SR-IOV VFs are never selected here (the SR-IOV device plugin owns them).
     """
     hosts = host_facts_list(data)
-    vendors, device_ids, drivers, ifnames = [], [], [], []
+    chosen = []
     for _label, facts in hosts:
-        for dev, port in select_ports(facts, link_layers, devices, include_soft, include_vfs=False):
-            if not dev.get("soft"):
-                vendors.append(pci_id(dev.get("vendor_id")))
-                device_ids.append(pci_id(dev.get("device_id")))
-                drivers.append(dev.get("driver"))
-            ifnames.append(port_netdev(dev, port))
-    if not ifnames and not vendors:
+        chosen.extend(select_ports(facts, link_layers, devices, include_soft, include_vfs=False))
+    out = _derived_selectors(chosen)
+    if not out:
         raise _no_rdma_error(hosts, "device plugin selectors")
-    out = {}
-    for key, values in (("vendors", vendors), ("deviceIDs", device_ids), ("drivers", drivers), ("ifNames", ifnames)):
-        values = _sorted_unique(values, natural_key if key == "ifNames" else None)
-        if values:
-            out[key] = values
     return out
 
 
@@ -459,10 +452,13 @@ def shared_dev_plugin_config(resources, data, include_soft=False, periodic_updat
     plugin's rules): a device selected by two resources, or by a derived resource its pool did not give it to,
     is an error naming the nodes and the devices.
     """
-    return shared_dev_plugin_layout(resources, data, include_soft, periodic_update_interval, pool_resources)[0]
+    return shared_dev_plugin_layout(resources, data, include_soft, periodic_update_interval, pool_resources)["config"]
 
 
-DERIVED_SELECTOR_KEYS = ("vendors", "deviceIDs", "drivers", "ifNames")
+DERIVED_SELECTOR_KEYS = ("vendors", "deviceIDs", "drivers", "ifNames", "linkTypes")
+# A derived resource whose ports on one node have both link types is given as one resource per link type,
+# named with these suffixes (rdma_shared_device_a -> rdma_shared_device_a_ib, rdma_shared_device_a_eth).
+LINK_TYPE_SUFFIXES = (("infiniband", "ib"), ("ether", "eth"))
 
 
 def _derived_selectors(chosen):
@@ -476,7 +472,35 @@ def _derived_selectors(chosen):
             values["deviceIDs"].append(pci_id(dev.get("device_id")))
             values["drivers"].append(dev.get("driver"))
         values["ifNames"].append(port_netdev(dev, port))
+        values["linkTypes"].append(plugin_link_type(port))
     return _selector_dict(values)
+
+
+def split_by_link_type(assignment, pool_list, label):
+    """``(assignment, splits)``: a pool's :func:`shared_dev_assignment` where every resource whose ports have both
+    link types (InfiniBand and Ethernet, in any state) is replaced by one resource per link type,
+    ``<name>_ib`` and ``<name>_eth`` (:data:`LINK_TYPE_SUFFIXES`); ``splits`` is ``{name: [new names]}``.
+    A new name that is already a resource of the pool's list is an error."""
+    taken = set(res["resourceName"] for res in pool_list)
+    out, splits = {}, {}
+    for name, chosen in assignment.items():
+        kinds = set(plugin_link_type(port) for _dev, port in chosen)
+        if len(kinds) < 2:
+            out[name] = chosen
+            continue
+        splits[name] = []
+        for kind, suffix in LINK_TYPE_SUFFIXES:
+            part = [(dev, port) for dev, port in chosen if plugin_link_type(port) == kind]
+            if not part:
+                continue
+            new = "%s_%s" % (name, suffix)
+            if new in taken:
+                raise RdmaFactsError("shared device resource %s has InfiniBand and Ethernet ports on node(s) %s; it would "
+                                     "be given as one resource per link type, but %s is already a resource: give the "
+                                     "resources link_layers" % (name, label, new))
+            out[new] = part
+            splits[name].append(new)
+    return out, splits
 
 
 def _selector_dict(values):
@@ -489,29 +513,41 @@ def _selector_dict(values):
 
 
 def shared_dev_plugin_layout(resources, data, include_soft=False, periodic_update_interval=None, pool_resources=None):
-    """``(config, per_pool)``: :func:`shared_dev_plugin_config`'s document, and ``{pool label: {resourceName:
-    selectors}}``, the selectors of each derived resource from that pool's own ACTIVE ports (resources the pool
-    gives no ACTIVE port are left out)."""
+    """:func:`shared_dev_plugin_config`'s document with what each pool gives: ``{"config", "per_pool",
+    "link_splits"}``. ``per_pool`` is ``{pool label: {resourceName: selectors}}``, the selectors of each derived
+    resource from that pool's own ACTIVE ports (resources the pool gives no ACTIVE port are left out);
+    ``link_splits`` is ``{pool label: {resourceName: [names]}}`` for the resources whose ports on that pool's nodes
+    have both link types, given there as one resource per link type (:func:`split_by_link_type`)."""
     check_shared_resources(resources)
     if pool_resources:
         check_shared_resources_by_pool(pool_resources)
     hosts = host_facts_list(data)
-    entries, order, derived, assignments, per_pool = {}, [], set(), {}, {}
+    entries, order, derived, assignments, per_pool, link_splits, children = {}, [], set(), {}, {}, {}, {}
+    optional = set(res["resourceName"] for lst in [resources] + list((pool_resources or {}).values())
+                   for res in lst if res.get("split") and not res.get("selectors"))
     for label, facts in hosts:
         pool_list = (pool_resources or {}).get(label) or resources
         for res in pool_list:
             _merge_entry(entries, order, res, label)
-        assignments[label] = shared_dev_assignment(pool_list, facts, include_soft=include_soft)
+        assignments[label], splits = split_by_link_type(
+            shared_dev_assignment(pool_list, facts, include_soft=include_soft), pool_list, label)
+        if splits:
+            link_splits[label] = splits
+        for name, new_names in splits.items():
+            res = [r for r in pool_list if r["resourceName"] == name][0]
+            for new in new_names:
+                _merge_entry(entries, children.setdefault(name, []), dict(res, resourceName=new), label)
+            optional.update([name] + new_names)
+            derived.add(name)
         per_pool[label] = {}
         for name, chosen in assignments[label].items():
             derived.add(name)
             sel = _derived_selectors(chosen)
             if sel:
                 per_pool[label][name] = sel
-    split_names = set(res["resourceName"] for lst in [resources] + list((pool_resources or {}).values())
-                      for res in lst if res.get("split") and not res.get("selectors"))
     config_list = []
-    for name in order:
+    for name in [n for name in order for n in [name] + sorted(
+            children.get(name, []), key=lambda n: [s for _k, s in LINK_TYPE_SUFFIXES].index(n.rsplit("_", 1)[1]))]:
         entry = dict(entries[name])
         if name in derived:
             merged = {}
@@ -520,7 +556,7 @@ def shared_dev_plugin_layout(resources, data, include_soft=False, periodic_updat
                     merged.setdefault(key, []).extend(vals)
             sel = _selector_dict(merged)
             if not sel:
-                if name in split_names:
+                if name in optional:
                     continue
                 raise _no_rdma_error(hosts, "the device plugin selectors of %s" % name)
             entry["selectors"] = sel
@@ -535,7 +571,7 @@ def shared_dev_plugin_layout(resources, data, include_soft=False, periodic_updat
     doc = {"configList": config_list}
     if periodic_update_interval is not None:
         doc["periodicUpdateInterval"] = periodic_update_interval
-    return doc, per_pool
+    return {"config": doc, "per_pool": per_pool, "link_splits": link_splits}
 
 
 def _index_ranges(indices):

@@ -126,16 +126,24 @@ def stack_settings(pools, node_names, settings):
     # the shared device plugin: one config for every node, from each pool's own resource list
     pool_resources = dict((pool["label"], s["shared_devices_pools"][pool["name"]])
                           for pool in pools.values() if pool["name"] in s["shared_devices_pools"])
-    out["shared_dp_config"], per_pool = shared_dev_plugin_layout(
+    layout = shared_dev_plugin_layout(
         s["shared_devices"], facts, include_soft=s["include_soft_devices"],
         periodic_update_interval=s["shared_dev_plugin_periodic_update_interval"], pool_resources=pool_resources)
-    for pool in pools.values():
-        pool["resources"] = per_pool[pool["label"]]
+    out["shared_dp_config"] = layout["config"]
+    for name, pool in pools.items():
+        pool["resources"] = layout["per_pool"][pool["label"]]
+        for resource, new_names in sorted(layout["link_splits"].get(pool["label"], {}).items()):
+            out["warnings"].append(
+                "node pool %s (%s) has InfiniBand and Ethernet ports in %s; a resource holds one link type, so they "
+                "are given as %s there, and pods asking for %s cannot run on its nodes (ask for one of those, or give "
+                "the resources link_layers)." % (name, pool["label"], resource, " and ".join(new_names), resource))
     wanted = []
     for res in s["shared_devices"] + [r for lst in s["shared_devices_pools"].values() for r in lst]:
         if res["resourceName"] not in wanted:
             wanted.append(res["resourceName"])
-    placed = set(e["resourceName"] for e in out["shared_dp_config"]["configList"])
+    # (a resource split by link type in a pool is explained by its own warning)
+    placed = set(e["resourceName"] for e in out["shared_dp_config"]["configList"]) | set(
+        name for splits in layout["link_splits"].values() for name in splits)
     unplaced = [name for name in wanted if name not in placed]
     if unplaced:
         out["warnings"].append(

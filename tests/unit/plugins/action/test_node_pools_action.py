@@ -155,8 +155,10 @@ def test_k8s_settings_per_pool_equal_the_per_node_filters():
         assert pool["nccl_pod_env"] == nccl_pod_env(data[host]) == k8s["nccl_env"][pool["name"]]
     gpu = res["pools"][res["host_pool"]["gpu-7"]]
     assert gpu["resources"] == {
-        "rdma_shared_device_a": {"vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]},
-        "rdma_shared_device_b": {"vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"]}}
+        "rdma_shared_device_a": {"vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"],
+                                 "linkTypes": ["ether"]},
+        "rdma_shared_device_b": {"vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"],
+                                 "linkTypes": ["ether"]}}
     assert res["pools"][res["host_pool"]["cpu-1"]]["resources"] == {}
     assert [e["resourceName"] for e in k8s["shared_dp_config"]["configList"]] == ["rdma_shared_device_a",
                                                                                  "rdma_shared_device_b"]
