@@ -47,7 +47,8 @@ def pool_result(hosts, facts_by_host, nccl=None, node_names=None, k8s=None):
     if node_names is not None:
         result["node_names"] = node_names
     if k8s is not None:
-        result["k8s"] = stack_settings(out_pools, node_names or dict((h, h) for h in hosts), k8s)
+        stacks = dict((h, ((facts_by_host.get(h) or {}).get("stack") or {}).get("flavor")) for h in pools.host_pool)
+        result["k8s"] = stack_settings(out_pools, node_names or dict((h, h) for h in hosts), k8s, stacks=stacks)
     return result
 
 

@@ -146,9 +146,20 @@ def validate_object(obj):
         jsonschema.Draft7Validator(_crd_schema("k8s.cni.cncf.io_networkattachmentdefinitions_crd.json")).validate(obj)
         cni = json.loads(obj["spec"]["config"])
         assert cni["name"] == obj["metadata"]["name"]
+        if "plugins" in cni:  # a conflist (CNI spec): the network's plugin, then rdma-cni (exclusive netns mode)
+            assert set(cni) == {"cniVersion", "name", "plugins"} and cni["plugins"][1:] == [{"type": "rdma"}]
+            cni = cni["plugins"][0]
         assert cni["type"] in ("macvlan", "host-device", "ipoib")
         assert cni["ipam"]["type"]
         return ["NAD CRD openAPIV3Schema", "CNI JSON"]
+    if kind == "IPPool":
+        assert api == "nv-ipam.nvidia.com/v1alpha1"
+        jsonschema.Draft7Validator(_crd_schema("nv-ipam.nvidia.com_ippools.json")).validate(obj)
+        return ["IPPool CRD openAPIV3Schema"]
+    if kind == "NodeFeatureRule":
+        assert api == "nfd.k8s-sigs.io/v1alpha1"
+        jsonschema.Draft7Validator(_crd_schema("nfd.k8s-sigs.io_nodefeaturerules.json")).validate(obj)
+        return ["NodeFeatureRule CRD openAPIV3Schema"]
     if kind == "NicClusterPolicy":
         assert api == "mellanox.com/v1alpha1"
         jsonschema.Draft7Validator(_crd_schema("mellanox.com_nicclusterpolicies.json")).validate(obj)
@@ -167,7 +178,8 @@ def validate_output(out):
         folder = os.path.join(out, sub)
         for name in sorted(os.listdir(folder)):
             path = os.path.join(folder, name)
-            if os.path.isdir(path) or name in ("kustomization.yaml", "network-operator-values.yaml"):
+            if os.path.isdir(path) or name in ("kustomization.yaml", "network-operator-values.yaml",
+                                               "gpu-operator-values.yaml"):
                 continue
             files.append(os.path.join(sub, name) if sub else name)
             obj = _load(path)
@@ -210,8 +222,8 @@ def _without_link_types(config_text):
 
 def _issue33_view(text):
     """A rendered object with what issue 33 added on purpose taken out, for the comparison with the capture: the
-    linkTypes of the shared device plugin selectors (each checked by the scenarios) and the checksum annotation of
-    that config on the plugin's DaemonSet."""
+    linkTypes of the shared device plugin selectors (each checked by the scenarios), the checksum annotation of
+    that config on the plugin's DaemonSet, and Multus's --cleanup-config-on-exit (test_multus_only_when_asked)."""
     obj = yaml.safe_load(text)
     if not isinstance(obj, dict):
         return obj
@@ -222,11 +234,14 @@ def _issue33_view(text):
         obj["spec"]["template"]["metadata"]["annotations"].pop("rdma.fabric/config-sha256")
     elif kind == "NicClusterPolicy":
         obj["spec"]["rdmaSharedDevicePlugin"]["config"] = _without_link_types(obj["spec"]["rdmaSharedDevicePlugin"]["config"])
+    elif kind == "DaemonSet" and name == "kube-multus-ds":
+        args = obj["spec"]["template"]["spec"]["containers"][0]["args"]
+        obj["spec"]["template"]["spec"]["containers"][0]["args"] = [a for a in args if a != "--cleanup-config-on-exit=true"]
     return obj
 
 
 ISSUE33_FILES = re.compile(r"(configmap-kube-system-rdma-devices|daemonset-kube-system-rdma-shared-dp-ds"
-                           r"|nicclusterpolicy-nic-cluster-policy)\.yaml")
+                           r"|daemonset-kube-system-kube-multus-ds|nicclusterpolicy-nic-cluster-policy)\.yaml")
 
 
 def assert_unchanged_except_names(out, scenario):
@@ -297,7 +312,9 @@ ROCE_NETWORKS = [{"name": "rdma-net-a", "namespace": "training", "type": "macvla
 @pytest.fixture(scope="module")
 def roce_only(tmp_path_factory):
     work = tmp_path_factory.mktemp("roce_only")
-    role_vars = {"k8s_rdma_stack_sriov_device_plugin_enabled": True, "k8s_rdma_stack_networks": ROCE_NETWORKS}
+    # Multus asked for: the capture had it (the default before issue 33)
+    role_vars = {"k8s_rdma_stack_sriov_device_plugin_enabled": True, "k8s_rdma_stack_networks": ROCE_NETWORKS,
+                 "k8s_rdma_stack_multus_enabled": True}
     hosts = {"roce-a": "roce-a", "roce-b": "roce-b"}
     first, out = run_role(work, hosts, role_vars)
     objects, files = validate_output(out)
@@ -382,7 +399,10 @@ def test_check_mode_writes_nothing(tmp_path):
 
 
 def test_mixed_gid_indices_network_operator(tmp_path):
+    # Multus asked for and whereabouts kept, as in the capture (before issue 33, which made NV-IPAM the operator's
+    # default: test_network_operator_nv_ipam)
     role_vars = {"k8s_rdma_stack_method": "network_operator", "k8s_rdma_stack_networks": ROCE_NETWORKS,
+                 "k8s_rdma_stack_multus_enabled": True, "k8s_rdma_stack_ipam": "whereabouts",
                  "k8s_rdma_stack_nccl_namespaces": ["default", "training"],
                  "k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63,
                                                     "rdma_devices": ["mlx5_0"]},
@@ -426,7 +446,7 @@ def test_mixed_gid_indices_network_operator(tmp_path):
 
 def test_infiniband_only_with_mirror(tmp_path):
     role_vars = {"k8s_rdma_stack_registry_mirror": "registry.example.internal:5000",
-                 "k8s_rdma_stack_image_pull_secrets": ["mirror-pull"],
+                 "k8s_rdma_stack_image_pull_secrets": ["mirror-pull"], "k8s_rdma_stack_multus_enabled": True,
                  "k8s_rdma_stack_networks": [{"name": "ib-net", "type": "ipoib", "master": "ib0",
                                               "resource_name": "rdma/rdma_shared_device_a",
                                               "ipam": {"type": "host-local", "subnet": "10.56.217.0/24",
@@ -498,7 +518,8 @@ def test_a_plan_of_hosts_without_ports_yet_says_so_and_goes_on(tmp_path):
 
 
 def test_soft_roce_lab_with_opt_in(tmp_path):
-    proc, out = run_role(tmp_path / "lab", {"lab1": "lab1", "lab2": "lab2"}, {"k8s_rdma_stack_include_soft_devices": True})
+    proc, out = run_role(tmp_path / "lab", {"lab1": "lab1", "lab2": "lab2"}, {"k8s_rdma_stack_include_soft_devices": True,
+                                                                             "k8s_rdma_stack_multus_enabled": True})
     assert "WARNING k8s_rdma_stack: the selected RDMA devices include soft devices" in proc.stdout
     objects, _files = validate_output(out)
     assert_unchanged_except_names(out, "soft_roce_lab")
