@@ -47,7 +47,7 @@ def validate_plan(endpoints, hosts, topology="ring", tests=None, base_port=18515
                   bw_size=65536, rping_count=10):
     """Pairs, pre-checks and the test runs for a set of hosts."""
     try:
-        return fv.plan(endpoints, hosts, topology=topology, tests=tests if tests is not None else fv.DEFAULT_TESTS,
+        return fv.validation_plan(endpoints, hosts, topology=topology, tests=tests if tests is not None else fv.DEFAULT_TESTS,
                        base_port=int(base_port), min_bw_fraction=min_bw_fraction,
                        min_bw_fraction_soft=min_bw_fraction_soft, min_bw_gbps=min_bw_gbps,
                        max_latency_us=max_latency_us, max_latency_us_soft=max_latency_us_soft,

@@ -7,7 +7,7 @@ What must run on a host without Ansible (the boot-time QoS re-apply, the
 metrics collector, the health check) runs from one zip application holding
 this collection's ``plugins/module_utils`` and nothing else (no ansible-core:
 a host's boot path never depends on the controller's Ansible version). It is
-built on the controller by ``plugins/plugin_utils/host_bundle.py`` and
+built on the controller by ``plugins/plugin_utils/host_runtime.py`` and
 installed by the internal role ``rdma.fabric.host_tools`` as
 ``/usr/lib/rdma-fabric/rdma-fabric.pyz`` (run by ``/usr/sbin/rdma-fabric``).
 Its ``__main__`` calls :func:`main`.

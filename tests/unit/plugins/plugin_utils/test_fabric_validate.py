@@ -199,7 +199,7 @@ def endpoints(facts):
 
 
 def test_collect_results_from_each_hosts_record(facts):
-    plan = fv.plan(endpoints(facts), ["lab1", "lab2"], tests=["ib_write_bw"])
+    plan = fv.validation_plan(endpoints(facts), ["lab1", "lab2"], tests=["ib_write_bw"])
     (run,) = plan["runs"]
     assert plan["waves"] == [{"runs": [0], "servers": {"lab1": 0}, "clients": {"lab2": 0}}]
     client = {"results": [{"test": "ib_write_bw", "passed": True, "bandwidth_gbps": 0.05, "message": "ok"}]}
@@ -213,7 +213,7 @@ def test_collect_results_from_each_hosts_record(facts):
 
 
 def test_plan_on_the_lab(facts):
-    plan = fv.plan(endpoints(facts), ["lab1", "lab2"])
+    plan = fv.validation_plan(endpoints(facts), ["lab1", "lab2"])
     assert plan["problems"] == []
     assert [(p["server"], p["client"], p["ok"]) for p in plan["pairs"]] == [("lab1", "lab2", True)]
     assert plan["pairs"][0]["thresholds"] == {"soft": True, "rate_gbps": 2.5, "fraction": 0.001,
@@ -245,7 +245,7 @@ def test_plan_hardware_thresholds(facts):
         port(rdma)["rate_gbps"] = 400.0
         hw[host] = rdma
     hw["lab2"]["devices"][0]["ports"][0]["rate_gbps"] = 200.0
-    plan = fv.plan(endpoints(hw), ["lab1", "lab2"], min_bw_fraction=0.6, min_bw_gbps=150, max_latency_us=10,
+    plan = fv.validation_plan(endpoints(hw), ["lab1", "lab2"], min_bw_fraction=0.6, min_bw_gbps=150, max_latency_us=10,
                    max_latency_us_soft=5000)
     limits = plan["pairs"][0]["thresholds"]
     # the slower port counts; the absolute floor wins when higher
@@ -260,7 +260,7 @@ def test_plan_hardware_thresholds(facts):
 def test_plan_mtu_mismatch_and_down_port_are_named(facts):
     bad = copy.deepcopy(facts)
     port(bad["lab2"])["mtu"] = 9000
-    plan = fv.plan(endpoints(bad), ["lab1", "lab2"])
+    plan = fv.validation_plan(endpoints(bad), ["lab1", "lab2"])
     assert plan["runs"] == []
     assert plan["pairs"][0]["problems"] == ["MTU mismatch: lab1 eth1 has MTU 1500, lab2 eth1 has MTU 9000"]
     results = plan["results"]
@@ -274,7 +274,7 @@ def test_plan_marks_hosts_without_endpoint_as_unreachable(facts):
     eps = endpoints(facts)
     eps["lab3"] = fv.select_endpoint(copy.deepcopy(facts["lab2"]), host="lab3", data_ip="192.0.2.13")
     del eps["lab2"]
-    plan = fv.plan(eps, ["lab1", "lab2", "lab3"], tests=["ib_write_bw"])
+    plan = fv.validation_plan(eps, ["lab1", "lab2", "lab3"], tests=["ib_write_bw"])
     assert [(p["server"], p["client"], p["ok"]) for p in plan["pairs"]] == [
         ("lab1", "lab2", False), ("lab2", "lab3", False), ("lab3", "lab1", True)]
     assert plan["pairs"][0]["problems"] == ["lab2: unreachable or failed before validation"]
@@ -285,22 +285,22 @@ def test_plan_marks_hosts_without_endpoint_as_unreachable(facts):
 def test_plan_same_ip_and_gid_detected(facts):
     eps = endpoints(facts)
     eps["lab2"] = dict(eps["lab1"], host="lab2")
-    problems = fv.plan(eps, ["lab1", "lab2"])["pairs"][0]["problems"]
+    problems = fv.validation_plan(eps, ["lab1", "lab2"])["pairs"][0]["problems"]
     assert problems == ["lab1 and lab2 both use data IP 192.0.2.11",
                         "lab1 and lab2 have the same GID 0000:0000:0000:0000:0000:ffff:c000:020b"]
 
 
 def test_plan_needs_two_hosts_and_rejects_bad_input(facts):
-    assert fv.plan(endpoints(facts), ["lab1"])["problems"] == [
+    assert fv.validation_plan(endpoints(facts), ["lab1"])["problems"] == [
         "need at least two hosts to validate the fabric, got 1 (lab1)"]
     with pytest.raises(fv.ValidateError, match="tests: unknown test 'iperf'"):
-        fv.plan({}, ["a", "b"], tests=["iperf"])
+        fv.validation_plan({}, ["a", "b"], tests=["iperf"])
     with pytest.raises(fv.ValidateError, match="base_port: 80 is out of range"):
-        fv.plan({}, ["a", "b"], base_port=80)
+        fv.validation_plan({}, ["a", "b"], base_port=80)
     with pytest.raises(fv.ValidateError, match="min_bw_fraction: 1.5 is out of range; allowed: 0.0-1.0"):
-        fv.plan({}, ["a", "b"], min_bw_fraction=1.5)
+        fv.validation_plan({}, ["a", "b"], min_bw_fraction=1.5)
     with pytest.raises(fv.ValidateError, match="lists a test twice"):
-        fv.plan({}, ["a", "b"], tests=["rping", "rping"])
+        fv.validation_plan({}, ["a", "b"], tests=["rping", "rping"])
 
 
 # --- results of runs ---------------------------------------------------------
@@ -320,7 +320,7 @@ def client_result(**kw):
 
 @pytest.fixture(name="run")
 def fixture_run(facts):
-    return fv.plan(endpoints(facts), ["lab1", "lab2"])["runs"][0]
+    return fv.validation_plan(endpoints(facts), ["lab1", "lab2"])["runs"][0]
 
 
 def test_run_result_success(run):
@@ -419,7 +419,7 @@ def test_wave_sides_without_reference_hosts_are_each_hosts_own():
 
 def test_collect_results_reads_a_reference_side_from_its_partner(facts):
     """lab2 as a reference host: lab1 ran both sides of the run and keeps both in its record."""
-    plan = fv.plan(endpoints(facts), ["lab1", "lab2"], tests=["ib_write_bw"])
+    plan = fv.validation_plan(endpoints(facts), ["lab1", "lab2"], tests=["ib_write_bw"])
     (run,) = plan["runs"]
     client = {"results": [{"test": "ib_write_bw", "passed": True, "bandwidth_gbps": 0.05, "message": "ok"}]}
     done = {"lab1": {run["id"]: {"server_start": {"ansible_job_id": "j1"}, "server": {"finished": 1},

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""The host runtime zip (plugins/plugin_utils/host_bundle.py), built from this
+"""The host runtime zip (plugins/plugin_utils/host_runtime.py), built from this
 repository and run the way the host runs it: ``python3 -E -s rdma-fabric.pyz``,
 here also with ``-S`` so that nothing installed (this venv's ansible-core) can
 be imported. No test doubles: what runs is the real code; it fails on purpose
@@ -20,15 +20,15 @@ import zipfile
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.plugin_utils import host_bundle
+from ansible_collections.rdma.fabric.plugins.plugin_utils import host_runtime
 
-ROOT = host_bundle.default_root()
+ROOT = host_runtime.default_root()
 
 
 @pytest.fixture(scope="module")
 def pyz(tmp_path_factory):
     out = tmp_path_factory.mktemp("bundle") / "rdma-fabric.pyz"
-    assert host_bundle.main(["--out", str(out)]) == 0
+    assert host_runtime.main(["--out", str(out)]) == 0
     return str(out)
 
 
@@ -46,14 +46,14 @@ def test_the_zip_holds_module_utils_and_main_only(pyz):
     with zipfile.ZipFile(pyz) as zf:
         names = zf.namelist()
         infos = zf.infolist()
-        assert zf.read("__main__.py") == host_bundle.MAIN
+        assert zf.read("__main__.py") == host_runtime.MAIN
         with open(os.path.join(ROOT, "plugins", "module_utils", "qos", "engine.py"), "rb") as f:
-            assert zf.read(host_bundle.PACKAGE + "/qos/engine.py") == f.read()
+            assert zf.read(host_runtime.PACKAGE + "/qos/engine.py") == f.read()
     assert names == sorted(names)
     stubs = ["ansible_collections/__init__.py", "ansible_collections/rdma/__init__.py",
              "ansible_collections/rdma/fabric/__init__.py", "ansible_collections/rdma/fabric/plugins/__init__.py"]
     others = [n for n in names if n != "__main__.py" and n not in stubs]
-    assert all(n.startswith(host_bundle.PACKAGE + "/") and n.endswith(".py") for n in others)
+    assert all(n.startswith(host_runtime.PACKAGE + "/") and n.endswith(".py") for n in others)
     assert not [n for n in names if n.startswith("ansible/") or "__pycache__" in n or n.endswith(".pyc")]
     assert all(i.date_time == (1980, 1, 1, 0, 0, 0) and i.compress_type == zipfile.ZIP_STORED for i in infos)
     with open(pyz, "rb") as f:
@@ -72,13 +72,13 @@ def test_the_same_source_gives_the_same_sha1(pyz, tmp_path):
     (copy / "plugins" / "module_utils" / "__pycache__").mkdir()
     (copy / "plugins" / "module_utils" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"junk")
     out = tmp_path / "again.pyz"
-    assert host_bundle.main(["--collection-root", str(copy), "--out", str(out)]) == 0
+    assert host_runtime.main(["--collection-root", str(copy), "--out", str(out)]) == 0
     assert _sha1(str(out)) == _sha1(pyz)
     assert oct(os.stat(str(out)).st_mode & 0o777) == "0o644"
 
 
 def test_prints_what_the_role_compares(pyz, tmp_path, capsys):
-    assert host_bundle.main([]) == 0
+    assert host_runtime.main([]) == 0
     info = json.loads(capsys.readouterr().out)
     try:
         assert info["sha1"] == _sha1(pyz) == _sha1(info["path"]) and info["size"] == os.path.getsize(pyz)

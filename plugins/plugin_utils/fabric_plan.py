@@ -28,7 +28,7 @@ DRIVER_UNITS = ("openibd", "openibd.service")
 DRIVER_STATES = ("restarted", "stopped", "reloaded")
 
 
-class Plan(object):
+class FabricPlan(object):
     """Changes seen in a run, ``hosts[host][stage] = [change, ...]``."""
 
     def __init__(self):
@@ -124,13 +124,13 @@ def _diffs(diff):
     return out
 
 
-class PlanError(ValueError):
-    """A plan (fabric-plan.json as loaded) that does not have the shape :meth:`Plan.as_dict` writes."""
+class FabricPlanError(ValueError):
+    """A plan (fabric-plan.json as loaded) that does not have the shape :meth:`FabricPlan.as_dict` writes."""
 
 
 def _need(ok, where, what):
     if not ok:
-        raise PlanError("%s: %s" % (where, what))
+        raise FabricPlanError("%s: %s" % (where, what))
 
 
 def _is_failure(entry):
@@ -138,7 +138,7 @@ def _is_failure(entry):
 
 
 def check(data):
-    """The plan ``data`` (fabric-plan.json as loaded) in the shape :meth:`Plan.as_dict` writes, else PlanError naming where.
+    """The plan ``data`` (fabric-plan.json as loaded) in the shape :meth:`FabricPlan.as_dict` writes, else FabricPlanError naming where.
 
     As lenient as site.yml's ``rdma_fabric_drain_plan`` (plugin_utils/rollout.py): ``failed``, ``unreachable``,
     ``summary`` and ``disruption`` may be missing (the first three are filled in: none, none, counted from

@@ -21,7 +21,7 @@ extra fields, no shebang (``/usr/sbin/rdma-fabric`` names the interpreter),
 so its SHA-1 is the same on every controller and every run, and the role's
 one ``host_state`` read sees whether the host already has it.
 
-    python3 host_bundle.py [--collection-root DIR] [--out FILE]
+    python3 host_runtime.py [--collection-root DIR] [--out FILE]
 
 writes the zip (by default into a new temporary folder) and prints one JSON
 line: ``path``, ``sha1``, ``size``, ``files`` (the number of entries).
@@ -42,7 +42,7 @@ import zipfile
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 PACKAGE = "ansible_collections/rdma/fabric/plugins/module_utils"
 NAME = "rdma-fabric.pyz"
-MAIN = (b"# rdma.fabric host runtime (plugins/plugin_utils/host_bundle.py): rdma-fabric SUBCOMMAND [ARGS...]\n"
+MAIN = (b"# rdma.fabric host runtime (plugins/plugin_utils/host_runtime.py): rdma-fabric SUBCOMMAND [ARGS...]\n"
         b"import sys\n\n"
         b"from ansible_collections.rdma.fabric.plugins.module_utils.host_cli import main\n\n"
         b"sys.exit(main(sys.argv[1:]))\n")
@@ -57,7 +57,7 @@ def collect(collection_root):
     """``{archive name: bytes}``: module_utils, package stubs, ``__main__.py``."""
     top = os.path.join(collection_root, "plugins", "module_utils")
     if not os.path.isdir(top):
-        raise SystemExit("host_bundle: no plugins/module_utils under %s" % collection_root)
+        raise SystemExit("host_runtime: no plugins/module_utils under %s" % collection_root)
     entries = {}
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""The fabric plan (plugins/plugin_utils/plan.py), its page (plugins/plugin_utils/report.py render_plan_html) and
+"""The fabric plan (plugins/plugin_utils/fabric_plan.py), its page (plugins/plugin_utils/report.py render_plan_html) and
 its callback, rdma.fabric.fabric_plan, through a real ansible-playbook run in check mode on localhost (files in a
 temporary folder)."""
 
@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fp
+from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_plan as fp
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
 from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import collections_path
 
@@ -27,7 +27,7 @@ ROCE_QOS_RESULT = {"changed": True, "ports": {
 
 
 def test_plan_keeps_changes_per_host_and_stage():
-    p = fp.Plan()
+    p = fp.FabricPlan()
     p.check_mode = True
     p.add("n1", "Lossless", "Configure lossless RoCE on every port (one call)", ROCE_QOS_RESULT)
     p.add("n1", "Lossless", "Read", {"changed": False})
@@ -51,7 +51,7 @@ def test_plan_keeps_changes_per_host_and_stage():
 
 
 def test_plan_names_the_hosts_that_would_be_drained_rebooted_or_restarted():
-    p = fp.Plan()
+    p = fp.FabricPlan()
     p.check_mode = True
     p.add("n1", "mofed", "Reboot to activate the new modules", {"changed": True, "rebooted": True},
           action="ansible.builtin.reboot", args={"reboot_timeout": 900})
@@ -76,7 +76,7 @@ def test_plan_names_the_hosts_that_would_be_drained_rebooted_or_restarted():
 def fleet_plan():
     """A plan as the callback records a site.yml check-mode run: QoS values, files, packages in a loop, a reboot,
     an openibd restart, a host that failed, one that was unreachable, one with nothing to change."""
-    p = fp.Plan()
+    p = fp.FabricPlan()
     p.check_mode = True
     p.add("gpu-a10", "Lossless Ethernet / lossless_ethernet", "Configure lossless RoCE on every port (one call)",
           ROCE_QOS_RESULT, action="rdma.fabric.roce_qos")
@@ -145,7 +145,7 @@ def test_the_page_and_the_markdown_say_the_same():
 
 
 def test_the_page_escapes_host_task_and_stage_names():
-    p = fp.Plan()
+    p = fp.FabricPlan()
     p.check_mode = False
     p.add("<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "<script>task</script>",
           {"changed": True, "item": "<i>", "diff": [{"after_header": "/etc/<x>"}]})
@@ -161,7 +161,7 @@ def test_the_page_escapes_host_task_and_stage_names():
 
 def test_a_large_fleet_stays_readable():
     """500 hosts, 3 would change: 3 host blocks, the 497 others on one collapsed line; the page stays small."""
-    p = fp.Plan()
+    p = fp.FabricPlan()
     p.check_mode = True
     for i in range(1, 501):
         p.add("node%d" % i, "Lossless Ethernet", "Configure lossless RoCE on every port (one call)",
@@ -173,7 +173,7 @@ def test_a_large_fleet_stays_readable():
     assert "node498, node500</p>" in html
     assert len(html) < 20000, len(html)
     # many hosts that would change: collapsed, the first 100 in detail, the others named
-    p = fp.Plan()
+    p = fp.FabricPlan()
     p.check_mode = True
     for i in range(1, 501):
         p.add("node%d" % i, "Lossless Ethernet", "Configure", ROCE_QOS_RESULT)
@@ -200,10 +200,10 @@ def test_check_names_what_is_wrong(mutate, where):
     data = fleet_plan()
     assert fp.check(data) == data
     mutate(data)
-    with pytest.raises(fp.PlanError) as err:
+    with pytest.raises(fp.FabricPlanError) as err:
         fp.check(data)
     assert str(err.value).startswith(where)
-    with pytest.raises(fp.PlanError, match="the plan: not a JSON object"):
+    with pytest.raises(fp.FabricPlanError, match="the plan: not a JSON object"):
         fp.check([])
 
 
