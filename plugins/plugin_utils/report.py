@@ -53,7 +53,7 @@ try:
 except ImportError:  # pragma: no cover - Python 2 has no html module
     from cgi import escape as _html_escape
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION, natural_key
+from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION, missing_user_space_modules, natural_key
 from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_plan
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report_svg as rs
 from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl
@@ -218,6 +218,10 @@ def _host_view(name, data, own_results, pool=None):
             view["devices"].append(dview)
         if not view["devices"]:
             problems.append("no RDMA devices")
+        missing = missing_user_space_modules(rdma)
+        if missing:
+            problems.append("user-space RDMA module(s) %s not loaded: no program can use the RDMA devices, and the "
+                            "Kubernetes RDMA stack does not advertise this node" % ", ".join(missing))
     gd = view["gpudirect"]
     if gd and gd["gpu_count"] and gd["ready"] is not True:
         reasons = gd["reasons"]

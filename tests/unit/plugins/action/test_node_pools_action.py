@@ -22,6 +22,7 @@ import yaml
 
 from ansible_collections.rdma.fabric.plugins.action.node_pools import pool_result
 from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import role_yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FACTS = os.path.join(HERE, "..", "..", "fixtures", "k8s", "facts")
@@ -131,8 +132,7 @@ def test_action_rejects_hosts_not_in_the_inventory(tmp_path):
 
 def role_defaults(**overrides):
     """The k8s_rdma_stack role's settings as the role passes them: its defaults by full name, then overrides."""
-    with open(os.path.join(REPO, "roles", "k8s_rdma_stack", "defaults", "main.yml")) as f:
-        settings = yaml.safe_load(f)
+    settings = role_yaml("k8s_rdma_stack", "defaults", "main.yml")
     settings.update(("k8s_rdma_stack_" + k, v) for k, v in overrides.items())
     return settings
 
