@@ -18,7 +18,8 @@ description:
     to compute what depends on the NIC layout once per pool instead of once per host.
   - "Pool rule: hosts are in one pool when their RDMA devices agree in name, driver, node type, soft/VF, PCI vendor
     and device ID, NUMA node and parent netdev, and their ports in number, state, link layer, netdev, RoCE v2 IPv4
-    GID index and rdma_cm defaults. GUIDs, GIDs, addresses, PCI addresses, MTU and rate are not compared. A pool's
+    GID index and rdma_cm defaults, and (only when one is reported not loaded) in the user-space RDMA modules
+    (C(ib_uverbs), C(rdma_ucm)) they lack. GUIDs, GIDs, addresses, PCI addresses, MTU and rate are not compared. A pool's
     name is the port count per kind (C(ib2), C(roce1), C(soft1), C(none)) and 8 hex digits of a hash of the layout,
     stable across runs."
   - With O(nccl) each pool also gets its NCCL environment (the P(rdma.fabric.nccl_env#filter) rules applied to the

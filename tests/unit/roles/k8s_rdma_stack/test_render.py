@@ -67,11 +67,17 @@ def run_role(workdir, hosts, role_vars, expect_rc=0, extra_args=()):
     if not os.path.isdir(workdir):
         os.makedirs(workdir)
     out = os.path.join(workdir, "out")
+    paths = {}
+    for name, fixture in hosts.items():
+        if isinstance(fixture, dict):  # facts derived by the test itself, written next to the inventory
+            paths[name] = os.path.join(workdir, "facts-%s.json" % name)
+            with open(paths[name], "w") as f:
+                json.dump(fixture, f)
+        else:
+            paths[name] = os.path.join(FIXTURES, "facts", fixture + ".json")
     inventory = {"all": {
         "hosts": {"localhost": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}},
-        "children": {"rdma_nodes": {"hosts": dict(
-            (name, {"rdma_fixture": os.path.join(FIXTURES, "facts", fixture + ".json")})
-            for name, fixture in hosts.items())}},
+        "children": {"rdma_nodes": {"hosts": dict((name, {"rdma_fixture": path}) for name, path in paths.items())}},
     }}
     with open(os.path.join(workdir, "inventory.yml"), "w") as f:
         yaml.safe_dump(inventory, f)
@@ -687,3 +693,144 @@ def test_nccl_variables_are_checked(tmp_path):
             "(networks: none)") in text
     assert "k8s_rdma_stack_nccl_pod_interface: 'eth 0' is not allowed; allowed: a network interface name inside the pod" in text
     assert not os.path.exists(out)
+
+
+# --- issue 33: as NVIDIA's users run it ----------------------------------------------------------------------
+
+def _fixture(name):
+    with open(os.path.join(FIXTURES, "facts", name + ".json")) as f:
+        return json.load(f)
+
+
+def _text(proc):
+    """The output as one line (the callback folds long lines and doubles quotes in single-quoted scalars)."""
+    return " ".join(proc.stdout.split()).replace("''", "'")
+
+
+NV_NETWORKS = [{"name": "rdma-net-a", "namespace": "training", "type": "macvlan", "master": "ens1f0", "mtu": 9000,
+                "resource_name": "rdma/rdma_shared_device_a",
+                "ipam": {"type": "whereabouts", "range": "192.168.100.0/24", "exclude": ["192.168.100.254/32"],
+                         "gateway": "192.168.100.1"}}]
+
+
+def test_network_operator_nv_ipam_nfd_gpu_values_and_a_node_without_rdma_ucm(tmp_path):
+    """The operator method's defaults give NV-IPAM (nvIpam, one IPPool per network from its whereabouts range, the
+    CNI IPAM nv-ipam; no whereabouts); NFD selection renders the NodeFeatureRule into the kustomization and every
+    selector uses NFD's label; the GPU Operator's values file; gpu-8 (gpu-7 without rdma_ucm) is not advertised."""
+    gpu8 = _fixture("roce-gid3")
+    gpu8["modules"]["rdma_ucm"] = False
+    role_vars = {"k8s_rdma_stack_method": "network_operator", "k8s_rdma_stack_networks": NV_NETWORKS,
+                 "k8s_rdma_stack_node_selection": "nfd", "k8s_rdma_stack_gpu_operator_values_enabled": True}
+    proc, out = run_role(tmp_path, {"gpu-7": "roce-gid3", "gpu-8": gpu8, "roce-a": "roce-a"}, role_vars)
+    objects, files = validate_output(out)  # IPPool and NodeFeatureRule against their upstream CRDs
+    assert ("WARNING k8s_rdma_stack: node(s) gpu-8 lack the user-space RDMA module(s) rdma_ucm (the facts' modules), "
+            "so the RDMA device plugin could give pods no device there") in _text(proc)
+    assert objects[("Node", None, "gpu-8")]["metadata"]["labels"]["rdma.fabric/capable"] == "false"
+    spec = objects[("NicClusterPolicy", None, "nic-cluster-policy")]["spec"]
+    assert spec["nvIpam"] == {"image": "nvidia-k8s-ipam", "repository": "nvcr.io/nvidia/mellanox",
+                              "version": "network-operator-v26.1.0", "imagePullSecrets": [], "enableWebhook": False}
+    assert spec["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] == [
+        {"matchExpressions": [{"key": "feature.node.kubernetes.io/rdma.available", "operator": "In", "values": ["true"]}]}]
+    assert sorted(spec["secondaryNetwork"]) == ["cniPlugins"]  # Multus not asked for; the CNI plugins still needed
+    # gpu-8's ports are in no selector: the device IDs are roce-a's and gpu-7's, the same as without gpu-8
+    config = json.loads(spec["rdmaSharedDevicePlugin"]["config"])
+    assert config["configList"][0]["selectors"]["ifNames"] == ["ens1f0"]
+    pool = objects[("IPPool", "nvidia-network-operator", "rdma-net-a")]
+    assert pool["spec"] == {"subnet": "192.168.100.0/24", "gateway": "192.168.100.1", "perNodeBlockSize": 64,
+                            "exclusions": [{"startIP": "192.168.100.254", "endIP": "192.168.100.254"}],
+                            "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [{
+                                "key": "feature.node.kubernetes.io/rdma.available", "operator": "In", "values": ["true"]}]}]}}
+    cni = json.loads(objects[("NetworkAttachmentDefinition", "training", "rdma-net-a")]["spec"]["config"])
+    assert cni["ipam"] == {"type": "nv-ipam", "poolName": "rdma-net-a"}
+    assert not any(k[0] == "DaemonSet" or k[2].endswith("whereabouts.cni.cncf.io") for k in objects)
+    rule = objects[("NodeFeatureRule", None, "rdma-fabric-rdma-available")]["spec"]["rules"][0]
+    assert rule["labels"] == {"rdma.available": "true"}
+    assert rule["matchFeatures"] == [
+        {"feature": "kernel.loadedmodule", "matchExpressions": {"ib_uverbs": {"op": "Exists"}, "rdma_ucm": {"op": "Exists"}}},
+        {"feature": "pci.device", "matchExpressions": {"vendor": {"op": "In", "value": ["15b3"]},
+                                                       "device": {"op": "In", "value": ["101d", "1021"]}}}]
+    kustomization = _load(os.path.join(out, "kustomization.yaml"))
+    assert "nodefeaturerule-rdma-fabric-rdma-available.yaml" in kustomization["resources"]
+    assert "ippool-nvidia-network-operator-rdma-net-a.yaml" in kustomization["resources"]
+    assert _load(os.path.join(out, "network-operator-values.yaml")) == {"nfd": {"enabled": True}}
+    assert _load(os.path.join(out, "gpu-operator-values.yaml")) == {"driver": {"rdma": {"enabled": True, "useHostMofed": True}}}
+    assert "gpu-operator-values.yaml" not in kustomization["resources"]
+    assert "render only: the device plugin DaemonSets select" not in _text(proc)  # NFD: nothing outside the kustomization
+
+
+def test_multus_only_when_asked_and_its_removal_leaves_the_cni_configuration(tmp_path):
+    """By default no Multus (most clusters have one); asked for, the thin plugin removes the 00-multus.conf it wrote
+    when its pod stops, so deleting the DaemonSet leaves the nodes' CNI configuration as it found it. A folder that
+    had the role's Multus says, when it goes, how to remove it safely."""
+    hosts = {"gpu-7": "roce-gid3"}
+    proc, out = run_role(tmp_path / "default", hosts, {"k8s_rdma_stack_networks": ROCE_NETWORKS})
+    objects, _files = validate_output(out)
+    assert not any(k[2] in ("kube-multus-ds", "multus", "network-attachment-definitions.k8s.cni.cncf.io") for k in objects)
+    assert ("NetworkAttachmentDefinition", "training", "rdma-net-a") in objects
+    _proc, out = run_role(tmp_path / "asked", hosts, {"k8s_rdma_stack_networks": ROCE_NETWORKS,
+                                                      "k8s_rdma_stack_multus_enabled": True})
+    objects, _files = validate_output(out)
+    pod = objects[("DaemonSet", "kube-system", "kube-multus-ds")]["spec"]["template"]["spec"]
+    args = pod["containers"][0]["args"]
+    assert pod["containers"][0]["command"] == ["/thin_entrypoint"]
+    # the entrypoint's cleanupMultusConf removes <cni-conf-dir>/00-multus.conf(list) on exit with the auto config;
+    # the node's own config is never renamed; it writes nowhere but the two host folders below
+    assert "--cleanup-config-on-exit=true" in args and "--multus-conf-file=auto" in args
+    assert "--cni-conf-dir=/host/etc/cni/net.d" in args and not any(a.startswith("--rename-conf-file") for a in args)
+    assert sorted(v["hostPath"]["path"] for v in pod["volumes"]) == ["/etc/cni/net.d", "/opt/cni/bin"]
+    assert pod["terminationGracePeriodSeconds"] >= 10
+    # the same folder without Multus: its files go, with a warning
+    proc, _out = run_role(tmp_path / "asked", hosts, {"k8s_rdma_stack_networks": ROCE_NETWORKS})
+    assert ("WARNING k8s_rdma_stack: %s/daemonset-kube-system-kube-multus-ds.yaml (the role's own Multus, rendered by an "
+            "earlier run) is removed" % out) in _text(proc)
+    assert not os.path.exists(os.path.join(out, "daemonset-kube-system-kube-multus-ds.yaml"))
+
+
+def test_exclusive_rdma_netns_chains_rdma_cni(tmp_path):
+    nets = [{"name": "pf-net", "type": "host-device", "device": "ens1f1", "resource_name": "rdma/rdma_shared_device_b",
+             "ipam": {"type": "whereabouts", "range": "10.20.0.0/24"}}]
+    one = [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 1, "split": {"part": 1, "parts": 2}},
+           {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 1, "split": {"part": 2, "parts": 2}}]
+    proc, out = run_role(tmp_path / "ok", {"gpu-7": "roce-gid3"}, {"k8s_rdma_stack_rdma_netns": "exclusive",
+                                                                   "k8s_rdma_stack_networks": nets,
+                                                                   "k8s_rdma_stack_shared_devices": one})
+    objects, _files = validate_output(out)
+    assert "RDMA netns mode exclusive" not in _text(proc)  # one pod per device: rdmaHcaMax 1
+    assert json.loads(objects[("NetworkAttachmentDefinition", "default", "pf-net")]["spec"]["config"]) == {
+        "cniVersion": "0.3.1", "name": "pf-net", "plugins": [
+            {"type": "host-device", "device": "ens1f1", "ipam": {"type": "whereabouts", "range": "10.20.0.0/24"}},
+            {"type": "rdma"}]}
+    assert daemonset_images(objects)["kube-rdma-cni-ds"] == ["ghcr.io/k8snetworkplumbingwg/rdma-cni:v1.5.0"]
+    ds = objects[("DaemonSet", "kube-system", "kube-rdma-cni-ds")]["spec"]["template"]["spec"]
+    assert ds["nodeSelector"] == {"rdma.fabric/capable": "true", "kubernetes.io/os": "linux"}
+    # a macvlan interface has no RDMA device of its own to move: refused before anything is read
+    proc, out = run_role(tmp_path / "bad", {"gpu-7": "roce-gid3"}, {"k8s_rdma_stack_rdma_netns": "exclusive",
+                                                                    "k8s_rdma_stack_networks": ROCE_NETWORKS}, expect_rc=2)
+    assert "k8s_rdma_stack_networks[0]: type macvlan cannot be used with k8s_rdma_stack_rdma_netns: exclusive" in _text(proc)
+    assert not os.path.exists(out)
+
+
+def test_mixed_ib_ethernet_pool_gives_one_link_type_per_resource(tmp_path):
+    """vpi-mixed: port 1 InfiniBand (ib0), port 2 Ethernet (ens1f1), same vendor, device and driver. The default
+    halves are one link type each, the selectors say which; one resource over both ports is given as _ib and _eth.
+    The seed's RayCluster (rdma_shared_device_a and _b) passes the pod check on the default render."""
+    from ansible_collections.rdma.fabric.plugins.plugin_utils import pod_check
+
+    _proc, out = run_role(tmp_path / "halves", {"vpi-1": "vpi-mixed"}, {})
+    objects, _files = validate_output(out)
+    config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
+    assert [(e["resourceName"], e["selectors"]["ifNames"], e["selectors"]["linkTypes"]) for e in config["configList"]] == [
+        ("rdma_shared_device_a", ["ib0"], ["infiniband"]), ("rdma_shared_device_b", ["ens1f1"], ["ether"])]
+    with open(os.path.join(_repo_root(), "docs", "examples", "raycluster-rdma.yaml")) as f:
+        ray = list(yaml.safe_load_all(f))
+    result = pod_check.check(ray, list(objects.values()), {"vpi-mixed": _fixture("vpi-mixed")})
+    assert result["ok"] is True, result
+    proc, out = run_role(tmp_path / "one", {"vpi-1": "vpi-mixed"}, {
+        "k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63}]})
+    config = json.loads(validate_output(out)[0][("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
+    assert [(e["resourceName"], e["selectors"]["linkTypes"]) for e in config["configList"]] == [
+        ("rdma_shared_device_a_ib", ["infiniband"]), ("rdma_shared_device_a_eth", ["ether"])]
+    assert re.search(r"WARNING k8s_rdma_stack: node pool ib1-roce1-[0-9a-f]{8} \(vpi-1\) has InfiniBand and Ethernet ports "
+                     r"in rdma_shared_device_a; a resource holds one link type, so they are given as "
+                     r"rdma_shared_device_a_ib and rdma_shared_device_a_eth there", _text(proc))
+    assert "no node pool gives an ACTIVE RDMA port to" not in _text(proc)
