@@ -24,9 +24,9 @@ description:
     stable across runs."
   - With O(nccl) each pool also gets its NCCL environment (the P(rdma.fabric.nccl_env#filter) rules applied to the
     pool's layout); a pool without an ACTIVE RDMA port gets C(NCCL_IB_DISABLE=1) unless the O(nccl) option C(on_no_rdma) is C(fail).
-  - With O(k8s) (the M(rdma.fabric.k8s_rdma_stack) role's settings) each pool also gets what that role renders
+  - With O(k8s) (the P(rdma.fabric.k8s_rdma_stack#role) role's settings) each pool also gets what that role renders
     for it (its nodes' labels, its shared device plugin resources and selectors, its pods' NCCL settings), and
-    RV(k8s) joins them with the nodes: the YAML of the role only renders.
+    RV(k8s) joins them with the nodes, so the YAML of the role only renders.
   - This is an action plugin that runs on the controller only; it changes nothing.
 author:
   - rdma.fabric developers (@rdma-fabric)
@@ -59,9 +59,9 @@ options:
     type: dict
   k8s:
     description:
-      - The settings of the P(rdma.fabric.k8s_rdma_stack#role) role: its variables by their full names
-        (C(k8s_rdma_stack_shared_devices), ...), every one the role's defaults define; checked by the role's own
-        rules first (an error names the variable and what is allowed). The role passes them; see
+      - The settings of the P(rdma.fabric.k8s_rdma_stack#role) role, its variables by their full names
+        (C(k8s_rdma_stack_shared_devices) and so on), every one the role's defaults define, checked by the role's
+        own rules first (an error names the variable and what is allowed). The role passes them; see
         C(docs/k8s_rdma_stack.md) for what each does.
       - Each pool then gets C(labels), C(resources) and C(nccl_pod_env), and the result RV(k8s).
     type: dict
@@ -98,7 +98,7 @@ pools:
       port of the layout) and C(facts) (the RDMA facts of the pool's first host, for per-pool derivations), and
       C(nccl_env) with O(nccl).
     - With O(k8s) (and C(k8s_rdma_stack_state=present)), also C(labels) (the Kubernetes labels of the pool's
-      nodes), C(resources) (C({resourceName: selectors}) of the shared device plugin resources the pool's ACTIVE
+      nodes), C(resources) (the selectors of each shared device plugin resource the pool's ACTIVE
       ports are in) and, with NCCL settings enabled, C(nccl_pod_env) (the NCCL environment of the pool's pods).
   returned: always
   type: dict
