@@ -13,7 +13,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.module_utils.perftest import PerftestError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.perftest import PerftestError
 from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl
 
 

@@ -364,7 +364,7 @@ message:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.rdma.fabric.plugins.module_utils import perftest as pt
+from ansible_collections.rdma.fabric.plugins.module_utils.common import perftest as pt
 
 PACKAGES = {"rping": "rdmacm-utils"}
 RESULT_KEYS = ("bandwidth_gbps", "bandwidth_peak_gbps", "msg_rate_mpps", "latency_us", "latency", "rows", "unit",

@@ -14,7 +14,7 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import natural_key
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import natural_key
 from ansible_collections.rdma.fabric.plugins.plugin_utils.rollout import host_drain
 
 DIFF_LIMIT = 2000

@@ -24,8 +24,8 @@ import ipaddress
 import itertools
 import math
 
-from ansible_collections.rdma.fabric.plugins.module_utils.perftest import TESTS, PerftestError, check_name
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import port_kind
+from ansible_collections.rdma.fabric.plugins.module_utils.common.perftest import TESTS, PerftestError, check_name
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import port_kind
 
 TOPOLOGIES = ("ring", "all_pairs")
 # Per-host variables of the rdma_validate role (host_vars / group_vars), read by the planning action.

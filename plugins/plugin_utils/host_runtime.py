@@ -44,7 +44,7 @@ PACKAGE = "ansible_collections/rdma/fabric/plugins/module_utils"
 NAME = "rdma-fabric.pyz"
 MAIN = (b"# rdma.fabric host runtime (plugins/plugin_utils/host_runtime.py): rdma-fabric SUBCOMMAND [ARGS...]\n"
         b"import sys\n\n"
-        b"from ansible_collections.rdma.fabric.plugins.module_utils.host_cli import main\n\n"
+        b"from ansible_collections.rdma.fabric.plugins.module_utils.runtime.host_cli import main\n\n"
         b"sys.exit(main(sys.argv[1:]))\n")
 
 

@@ -18,7 +18,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError, missing_user_space_modules
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError, missing_user_space_modules
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import (
     NFD_LABEL,
     check_role_vars,

@@ -53,7 +53,11 @@ try:
 except ImportError:  # pragma: no cover - Python 2 has no html module
     from cgi import escape as _html_escape
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION, missing_user_space_modules, natural_key
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
+    SCHEMA_VERSION,
+    missing_user_space_modules,
+    natural_key,
+)
 from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_plan
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report_svg as rs
 from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl

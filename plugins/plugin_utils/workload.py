@@ -36,7 +36,7 @@ __metaclass__ = type
 import json
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.perftest import MB_BYTES, GBIT, check_ip, check_name
+from ansible_collections.rdma.fabric.plugins.module_utils.common.perftest import MB_BYTES, GBIT, check_ip, check_name
 
 ALLREDUCE_TAG = "RDMA_FABRIC_ALLREDUCE"
 VERBS_TRANSPORTS = ("rc_verbs", "ud_verbs", "rc_mlx5", "ud_mlx5", "dc_mlx5")

@@ -15,7 +15,7 @@ import os
 import jsonschema
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError, missing_user_space_modules
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError, missing_user_space_modules
 from ansible_collections.rdma.fabric.plugins.plugin_utils import k8s_rdma
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_stack import stack_settings
 from ansible_collections.rdma.fabric.plugins.plugin_utils.node_pools import node_pools, pool_name

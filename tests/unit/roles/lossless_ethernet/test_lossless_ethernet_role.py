@@ -13,7 +13,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import model
+from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
 
 ROLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "roles")
 TYPES = {"str": str, "bool": bool, "int": int, "list": list, "dict": dict, "path": str}

@@ -17,7 +17,7 @@ import sys
 import pytest
 import yaml
 
-from ansible_collections.rdma.fabric.plugins.module_utils import metrics
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import build_ready_host
 
 from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import assert_specs_mirror_defaults, role_yaml

@@ -17,7 +17,7 @@ import signal
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import host_cli
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime import host_cli
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs, lock, reapply
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     DcbPort,
