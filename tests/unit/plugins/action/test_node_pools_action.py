@@ -160,8 +160,8 @@ def test_k8s_settings_per_pool_equal_the_per_node_filters():
         "rdma_shared_device_b": {"vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"],
                                  "linkTypes": ["ether"]}}
     assert res["pools"][res["host_pool"]["cpu-1"]]["resources"] == {}
-    assert [e["resourceName"] for e in k8s["shared_dp_config"]["configList"]] == ["rdma_shared_device_a",
-                                                                                 "rdma_shared_device_b"]
+    names = [e["resourceName"] for e in k8s["shared_dp_config"]["configList"]]
+    assert names == ["rdma_shared_device_a", "rdma_shared_device_b"]
     assert k8s["warnings"] == ["node(s) cpu-1 have no ACTIVE RDMA port; they are labelled rdma.fabric/capable=false "
                                "and get no RDMA device plugin pod."]
     assert k8s["pools_text"] == "; ".join("%s = %s" % (p["name"], p["label"]) for p in res["pools"].values())

@@ -76,8 +76,8 @@ def test_nv_ipam_pool_from_the_whereabouts_range():
     pool = {"apiVersion": "nv-ipam.nvidia.com/v1alpha1", "kind": "IPPool",
             "metadata": {"name": name, "namespace": "nvidia-network-operator"}, "spec": spec}
     jsonschema.Draft7Validator(crd_schema("nv-ipam.nvidia.com_ippools.json")).validate(pool)
-    net = dict(NET, ip_pool="shared.pool_1", per_node_block_size=16, ipam={"type": "whereabouts", "range": "10.0.0.0/30",
-                                                                            "range_end": "10.0.0.1"})
+    net = dict(NET, ip_pool="shared.pool_1", per_node_block_size=16,
+               ipam={"type": "whereabouts", "range": "10.0.0.0/30", "range_end": "10.0.0.1"})
     assert k8s_rdma.nv_ipam_pool(net, nodes=1000) == ("shared.pool_1", {
         "subnet": "10.0.0.0/30", "perNodeBlockSize": 16, "exclusions": [{"startIP": "10.0.0.2", "endIP": "10.0.0.2"}]})
     assert k8s_rdma.nv_ipam_pool(dict(NET, ipam={"type": "host-local", "subnet": "10.0.0.0/24"}), 2) == (None, None)

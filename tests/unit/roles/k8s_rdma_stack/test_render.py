@@ -524,8 +524,8 @@ def test_a_plan_of_hosts_without_ports_yet_says_so_and_goes_on(tmp_path):
 
 
 def test_soft_roce_lab_with_opt_in(tmp_path):
-    proc, out = run_role(tmp_path / "lab", {"lab1": "lab1", "lab2": "lab2"}, {"k8s_rdma_stack_include_soft_devices": True,
-                                                                             "k8s_rdma_stack_multus_enabled": True})
+    lab_vars = {"k8s_rdma_stack_include_soft_devices": True, "k8s_rdma_stack_multus_enabled": True}
+    proc, out = run_role(tmp_path / "lab", {"lab1": "lab1", "lab2": "lab2"}, lab_vars)
     assert "WARNING k8s_rdma_stack: the selected RDMA devices include soft devices" in proc.stdout
     objects, _files = validate_output(out)
     assert_unchanged_except_names(out, "soft_roce_lab")
