@@ -82,12 +82,13 @@ def shared_dev_selectors(data, link_layers=None, devices=None, include_soft=Fals
 def sriov_vf_selectors(data, link_layers=None, devices=None):
     """sriov-network-device-plugin ``netDevice`` selectors for the ACTIVE RDMA VFs of the hosts.
 
-    Returns ``{"vendors", "devices", "drivers", "pfNames", "isRdma": True}``;
+    Returns ``{"vendors", "devices", "drivers", "pfNames", "linkTypes", "isRdma": True}``;
     ``pfNames`` are the netdevs of the VFs' physical functions where the facts
-    know them.
+    know them; ``linkTypes`` the encapsulation of the VFs' netdevs (``ether``,
+    ``infiniband``), which this plugin's netDevice selector compares too.
     """
     hosts = host_facts_list(data)
-    vendors, dev_ids, drivers, pf_names = [], [], [], []
+    vendors, dev_ids, drivers, pf_names, link_types = [], [], [], [], []
     for _label, facts in hosts:
         pf_netdev = {}
         for dev in facts.get("devices") or []:
@@ -95,7 +96,7 @@ def sriov_vf_selectors(data, link_layers=None, devices=None):
                 for port in dev.get("ports") or []:
                     if port.get("netdev"):
                         pf_netdev.setdefault(dev["pci_address"], port["netdev"])
-        for dev, _port in select_ports(facts, link_layers, devices, include_soft=False, include_vfs=True):
+        for dev, port in select_ports(facts, link_layers, devices, include_soft=False, include_vfs=True):
             sriov = dev.get("sriov") or {}
             if not sriov.get("is_vf"):
                 continue
@@ -103,13 +104,15 @@ def sriov_vf_selectors(data, link_layers=None, devices=None):
             dev_ids.append(pci_id(dev.get("device_id")))
             drivers.append(dev.get("driver"))
             pf_names.append(pf_netdev.get(sriov.get("physfn")))
+            link_types.append(plugin_link_type(port))
     if not vendors:
         raise RdmaFactsError(
             "no ACTIVE RDMA SR-IOV virtual function in the facts (create VFs first, or give the "
             "sriov-network-device-plugin resources explicitly): "
             + "; ".join("%s: %s" % (label, describe_ports(f)) for label, f in hosts))
     out = {}
-    for key, values in (("vendors", vendors), ("devices", dev_ids), ("drivers", drivers), ("pfNames", pf_names)):
+    for key, values in (("vendors", vendors), ("devices", dev_ids), ("drivers", drivers), ("pfNames", pf_names),
+                        ("linkTypes", link_types)):
         values = _sorted_unique(values, natural_key if key == "pfNames" else None)
         if values:
             out[key] = values

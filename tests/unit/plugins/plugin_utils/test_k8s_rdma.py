@@ -68,7 +68,8 @@ def test_no_rdma_message_names_each_host():
 
 def test_sriov_selectors_from_vfs():
     sel = k8s_rdma.sriov_vf_selectors([facts("roce-a"), facts("roce-b")])
-    assert sel == {"vendors": ["15b3"], "devices": ["101e"], "drivers": ["mlx5_core"], "pfNames": ["ens1f0"], "isRdma": True}
+    assert sel == {"vendors": ["15b3"], "devices": ["101e"], "drivers": ["mlx5_core"], "pfNames": ["ens1f0"],
+                   "linkTypes": ["ether"], "isRdma": True}
     with pytest.raises(RdmaFactsError, match="no ACTIVE RDMA SR-IOV virtual function"):
         k8s_rdma.sriov_vf_selectors(facts("roce-a"))
 

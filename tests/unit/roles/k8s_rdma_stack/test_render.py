@@ -221,33 +221,35 @@ def _without_nccl(name, text):
 
 def _without_link_types(config_text):
     doc = json.loads(config_text)
-    for entry in doc.get("configList") or []:
+    for entry in (doc.get("configList") or []) + (doc.get("resourceList") or []):
         (entry.get("selectors") or {}).pop("linkTypes", None)
     return doc
 
 
 def _issue33_view(text):
     """A rendered object with what issue 33 added on purpose taken out, for the comparison with the capture: the
-    linkTypes of the shared device plugin selectors (each checked by the scenarios), the checksum annotation of
-    that config on the plugin's DaemonSet, and Multus's --cleanup-config-on-exit (test_multus_only_when_asked)."""
+    linkTypes of the device plugins' selectors (each checked by the scenarios), the checksum annotation of each
+    config on its plugin's DaemonSet, and Multus's --cleanup-config-on-exit (test_multus_only_when_asked)."""
     obj = yaml.safe_load(text)
     if not isinstance(obj, dict):
         return obj
     kind, name = obj.get("kind"), (obj.get("metadata") or {}).get("name")
-    if kind == "ConfigMap" and name == "rdma-devices":
+    if kind == "ConfigMap" and name in ("rdma-devices", "sriovdp-config"):
         obj["data"]["config.json"] = _without_link_types(obj["data"]["config.json"])
-    elif kind == "DaemonSet" and name == "rdma-shared-dp-ds":
+    elif kind == "DaemonSet" and name in ("rdma-shared-dp-ds", "kube-sriov-device-plugin"):
         obj["spec"]["template"]["metadata"]["annotations"].pop("rdma.fabric/config-sha256")
     elif kind == "NicClusterPolicy":
-        obj["spec"]["rdmaSharedDevicePlugin"]["config"] = _without_link_types(obj["spec"]["rdmaSharedDevicePlugin"]["config"])
+        for plugin in ("rdmaSharedDevicePlugin", "sriovDevicePlugin"):
+            if plugin in obj["spec"]:
+                obj["spec"][plugin]["config"] = _without_link_types(obj["spec"][plugin]["config"])
     elif kind == "DaemonSet" and name == "kube-multus-ds":
         args = obj["spec"]["template"]["spec"]["containers"][0]["args"]
         obj["spec"]["template"]["spec"]["containers"][0]["args"] = [a for a in args if a != "--cleanup-config-on-exit=true"]
     return obj
 
 
-ISSUE33_FILES = re.compile(r"(configmap-kube-system-rdma-devices|daemonset-kube-system-rdma-shared-dp-ds"
-                           r"|daemonset-kube-system-kube-multus-ds|nicclusterpolicy-nic-cluster-policy)\.yaml")
+ISSUE33_FILES = re.compile(r"(configmap-kube-system-(rdma-devices|sriovdp-config)|daemonset-kube-system-(rdma-shared-dp-ds"
+                           r"|kube-sriov-device-plugin|kube-multus-ds)|nicclusterpolicy-nic-cluster-policy)\.yaml")
 
 
 def assert_unchanged_except_names(out, scenario):
@@ -354,7 +356,8 @@ def test_roce_only_selectors_from_facts(roce_only):
         "selectors": {"vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"], "linkTypes": ["ether"]}}]}
     sriov = json.loads(roce_only["objects"][("ConfigMap", "kube-system", "sriovdp-config")]["data"]["config.json"])
     assert sriov["resourceList"] == [{"resourceName": "sriov_rdma_vf", "resourcePrefix": "nvidia.com", "selectors": {
-        "vendors": ["15b3"], "devices": ["101e"], "drivers": ["mlx5_core"], "pfNames": ["ens1f0"], "isRdma": True}}]
+        "vendors": ["15b3"], "devices": ["101e"], "drivers": ["mlx5_core"], "pfNames": ["ens1f0"], "linkTypes": ["ether"],
+        "isRdma": True}}]
     ds = roce_only["objects"][("DaemonSet", "kube-system", "rdma-shared-dp-ds")]
     assert ds["spec"]["template"]["spec"]["nodeSelector"] == {"rdma.fabric/capable": "true", "kubernetes.io/os": "linux"}
     assert ds["spec"]["template"]["spec"]["volumes"][2]["configMap"]["name"] == "rdma-devices"
