@@ -49,6 +49,8 @@ def pool_result(hosts, facts_by_host, nccl=None, node_names=None, k8s=None):
     if k8s is not None:
         stacks = dict((h, ((facts_by_host.get(h) or {}).get("stack") or {}).get("flavor")) for h in pools.host_pool)
         result["k8s"] = stack_settings(out_pools, node_names or dict((h, h) for h in hosts), k8s, stacks=stacks)
+        # shown by Ansible as warnings, each once
+        result["warnings"] = ["k8s_rdma_stack: %s%s" % (w, "" if w.endswith(".") else ".") for w in result["k8s"]["warnings"]]
     return result
 
 

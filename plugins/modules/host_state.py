@@ -180,7 +180,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.rdma.fabric.plugins.module_utils.common.host_state import UNIT_NAME_RULE, is_unit_name
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.host_state import read_path, unit_states
-from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import PathError, check_path
+from ansible_collections.rdma.fabric.plugins.module_utils.common.paths import PathError, check_path
 
 
 # The largest file whose text O(content) returns: a role's own record, never a data file.

@@ -29,6 +29,7 @@ author:
   - rdma.fabric developers (@rdma-fabric)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - rdma.fabric.sysfs
 attributes:
   check_mode:
     support: full
@@ -83,11 +84,6 @@ options:
         description: V(present) or V(absent); default O(state).
         type: str
         choices: [present, absent]
-  sysfs_path:
-    description:
-      - The host's sysfs root, where the links are read.
-    type: path
-    default: /sys
 notes:
   - Debian 12's kernel has C(rdma_rxe) but no C(siw); the collection's VM lab builds C(siw) from Debian's kernel source.
 seealso:
@@ -148,6 +144,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.sysfs_path import SYSFS_PATH
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_link import (
     KERNEL_MODULE,
@@ -194,7 +191,7 @@ def main():
             netdev=dict(type="str"),
             state=dict(type="str", choices=list(STATES), default="present"),
             links=dict(type="raw"),
-            sysfs_path=dict(type="path", default="/sys"),
+            sysfs_path=SYSFS_PATH,
         ),
         mutually_exclusive=[["name", "links"]],
         required_one_of=[["name", "links"]],

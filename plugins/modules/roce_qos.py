@@ -30,6 +30,11 @@ description:
     port, are undone in reverse order and the task fails saying which step failed, what was rolled back and what
     could not be. After applying a port, the module reads it back; a state that differs from the plan (for
     example a trust state the driver flipped) is treated the same way.
+  - "O(sysfs_path) moves the reads only: the commands (C(dcb), C(mlnx_qos), C(ip), C(ethtool)) always change the
+    ports of this process's network namespace. So with another value than C(/sys) the module changes something
+    only when that tree is this namespace's sysfs (container mode - the host's network namespace with the host's
+    C(/sys) mounted there - each port's netdev has the same ifindex in the tree as C(ip link) gives); otherwise
+    it fails naming O(sysfs_path) before any change. Check mode only reads and is never refused."
   - The module holds the host's QoS lock (C(/run/rdma-fabric/qos.lock)) while it reads and changes ports, as
     the boot-time re-apply of C(rdma.fabric.lossless_ethernet) (C(rdma-fabric qos-apply)) does, so the two never
     change a port at the same time; see O(lock_timeout).
@@ -60,6 +65,7 @@ author:
   - rdma.fabric developers (@rdma-fabric)
 extends_documentation_fragment:
   - rdma.fabric.action_group.sysfs_group
+  - rdma.fabric.sysfs
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying target.
@@ -223,17 +229,6 @@ options:
     type: str
     choices: [fail, warn]
     default: fail
-  sysfs_path:
-    description:
-      - Where sysfs is mounted. Configfs is expected at C(SYSFS_PATH/kernel/config). Change it to run against a
-        container's bind mount of the host's C(/sys) or a fixture tree.
-      - The commands (C(dcb), C(mlnx_qos), C(ip), C(ethtool)) always change the ports of this process's network
-        namespace. So with another value than C(/sys) the module changes something only when that tree is this
-        namespace's sysfs (container mode - the host's network namespace with the host's C(/sys) mounted there -
-        each port's netdev has the same ifindex in the tree as C(ip link) gives); otherwise it fails naming
-        O(sysfs_path) before any change. Check mode only reads and is never refused.
-    type: path
-    default: /sys
   lock_timeout:
     description:
       - Seconds to wait for the host's QoS lock (C(/run/rdma-fabric/qos.lock)) while another run holds it (the
@@ -462,9 +457,10 @@ rollback_failed:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.sysfs_path import SYSFS_PATH
 from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine, lock
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import CommandRunner
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError, PortsError, QosRun
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError, ValidationError
 
@@ -504,7 +500,7 @@ def argument_spec():
         pause=dict(type="bool"),
         backend=dict(type="str", default="auto", choices=list(model.BACKEND_CHOICES)),
         on_unsupported=dict(type="str", default="fail", choices=list(model.ON_UNSUPPORTED_CHOICES)),
-        sysfs_path=dict(type="path", default="/sys"),
+        sysfs_path=SYSFS_PATH,
         lock_timeout=dict(type="int", default=120),
     )
 

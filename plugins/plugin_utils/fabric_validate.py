@@ -120,9 +120,8 @@ def select_endpoint(rdma, host=None, device=None, port=None, data_ip=None):
         problems.append("%s is %s, not ACTIVE" % (where, ep["state"] or "in an unknown state"))
     if ep["phys_state"] not in (None, "LinkUp"):
         problems.append("%s physical state is %s, not LinkUp" % (where, ep["phys_state"]))
-    if ep["kind"] == "iwarp":
-        pass  # iWARP connects through rdma_cm (perftest -R) to the data IP: no GID index to find
-    elif ep["link_layer"] == "Ethernet":
+    # (iWARP connects through rdma_cm (perftest -R) to the data IP: no GID index to find)
+    if ep["kind"] == "roce":
         index = prt.get("roce_v2_ipv4_gid_index")
         if index is None:
             problems.append("%s has no RoCE v2 IPv4 GID (roce_v2_ipv4_gid_index is null): give %s an IPv4 address"
@@ -139,7 +138,7 @@ def select_endpoint(rdma, host=None, device=None, port=None, data_ip=None):
                 ep["gid"] = gid.get("gid")
                 if not ep["ip"]:
                     ep["ip"] = gid.get("ip")
-    elif ep["link_layer"] not in ("InfiniBand",):
+    elif ep["kind"] is None:
         problems.append("%s link layer is %s" % (where, ep["link_layer"] or "unknown"))
     if not ep["ip"] and not problems:
         problems.append("%s has no data IP: set rdma_validate_data_ip for this host" % where)

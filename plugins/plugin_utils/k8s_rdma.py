@@ -32,6 +32,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
     host_facts_list,
     natural_key,
     pci_id,
+    port_kind,
     port_netdev,
     select_ports,
 )
@@ -159,7 +160,7 @@ def node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, incl
         return labels
     layers = {p.get("link_layer") for _d, p in ports}
     labels["%s/link-layer" % prefix] = layers.pop() if len(layers) == 1 else "Mixed"
-    roce = [p for _d, p in ports if p.get("link_layer") == "Ethernet"]
+    roce = [p for d, p in ports if port_kind(d, p) == "roce"]
     if roce:
         idx = roce_gid_and_tos(roce)[0]
         if idx is not None:
@@ -776,6 +777,46 @@ def shared_dev_plugin_layout(resources, data, include_soft=False, periodic_updat
     if periodic_update_interval is not None:
         doc["periodicUpdateInterval"] = periodic_update_interval
     return {"config": doc, "per_pool": per_pool, "link_splits": link_splits}
+
+
+def shared_dev_gaps(resources, data, include_soft=False, pool_resources=None):
+    """Sentences, one per node pool and split resource the pool gives no ACTIVE port: which pool, which resource
+    and why (its part of the pool's ports is empty or has no ACTIVE port), and, per split resource no pool gives
+    an ACTIVE port, that it is left out of the config (see :func:`shared_dev_plugin_config`). A pod asking for
+    such a resource does not run on that pool's nodes."""
+    gaps, placed, split = [], set(), []
+    for label, facts in host_facts_list(data):
+        pool_list = (pool_resources or {}).get(label) or resources
+        chosen = shared_dev_assignment(pool_list, facts, include_soft=include_soft)
+        for res in pool_list:
+            if not res.get("split") or res.get("selectors"):
+                continue
+            name = res["resourceName"]
+            full = "%s/%s" % (res.get("resourcePrefix") or "rdma", name)
+            if name not in split:
+                split.append(name)
+            part, parts = res["split"]["part"], res["split"]["parts"]
+            mine = chosen.get(name) or []
+            if any(p.get("state") == "ACTIVE" for _d, p in mine):
+                placed.add(name)
+                continue
+            pool_ports = select_ports(facts, res.get("link_layers"), res.get("rdma_devices"), include_soft,
+                                      include_vfs=False, active_only=False)
+            names = ", ".join("%s:%s" % (d.get("name"), p.get("number"))
+                              for d, p in sorted(pool_ports, key=port_layout_key)) or "none"
+            if mine:
+                why = "its part %d of %d (%s) has no ACTIVE port" % (part, parts, ", ".join(
+                    "%s:%s %s" % (d.get("name"), p.get("number"), p.get("state")) for d, p in mine))
+            else:
+                why = ("it has %d RDMA port(s) to share out (%s) and part %d of %d is empty: a device is in at most "
+                       "one resource" % (len(pool_ports), names, part, parts))
+            gaps.append("the node pool of %s gives no ACTIVE RDMA port to %s: %s; pods asking for %s do not run "
+                        "on its nodes (they stay Pending)" % (label, full, why, full))
+    for name in split:
+        if name not in placed:
+            gaps.append("%s is left out of the config: no node pool gives it an ACTIVE RDMA port (a resource with "
+                        "empty selectors would select every device)" % name)
+    return gaps
 
 
 def _index_ranges(indices):

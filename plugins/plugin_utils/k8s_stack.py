@@ -29,6 +29,7 @@ from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import (
     node_label_keys,
     node_labels,
     nv_ipam_pool,
+    shared_dev_gaps,
     shared_dev_plugin_layout,
     shared_dev_selectors,
     sriov_vf_selectors,
@@ -286,16 +287,7 @@ def _shared_device_plugin(s, pools, usable, out):
                 "node pool %s (%s) has InfiniBand and Ethernet ports in %s; a resource holds one link type, so they "
                 "are given as %s there, and pods asking for %s cannot run on its nodes (ask for one of those, or give "
                 "the resources link_layers)." % (name, pool["label"], resource, " and ".join(new_names), resource))
-    wanted = []
-    for res in s["shared_devices"] + [r for lst in s["shared_devices_pools"].values() for r in lst]:
-        if res["resourceName"] not in wanted:
-            wanted.append(res["resourceName"])
-    # (a resource split by link type in a pool is explained by its own warning)
-    placed = set(e["resourceName"] for e in out["shared_dp_config"]["configList"]) | set(
-        name for splits in layout["link_splits"].values() for name in splits)
-    unplaced = [name for name in wanted if name not in placed]
-    if unplaced:
-        out["warnings"].append(
-            "no node pool gives an ACTIVE RDMA port to %s (a pool with one port gives it to the first part of the "
-            "split), so the shared device plugin does not advertise it; pods asking for it stay Pending. Node "
-            "pools: %s." % (", ".join(unplaced), out["pools_text"]))
+    # each pool that gives a split resource no ACTIVE port (a one-port pool has no second half), and each split
+    # resource no pool gives one, which is then left out
+    out["warnings"].extend(shared_dev_gaps(s["shared_devices"], usable, include_soft=s["include_soft_devices"],
+                                           pool_resources=pool_resources))

@@ -42,6 +42,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
     describe_ports,
     host_facts_list,
     natural_key,
+    port_kind,
     port_netdev,
     select_ports,
 )
@@ -120,7 +121,7 @@ def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_v
             ndev = port_netdev(dev, port)
             if ndev:
                 netdevs.add(ndev)
-            if port.get("link_layer") == "Ethernet":
+            if port_kind(dev, port) == "roce":
                 roce_ports.append(port)
 
     env = {}

@@ -725,7 +725,7 @@ ROLE_CASES = [
     ("soft_roce", "soft_roce_state", {"soft_roce_state": "gone"}),
     ("soft_roce", "soft_roce_persist", {"soft_roce_persist": "perhaps"}),
 ]
-# lossless_ethernet: its ports named (the facts read is skipped; the checks run on the facts of the roce_qos lab tree).
+# lossless_ethernet: its ports named (the checks run on the facts of the roce_qos lab tree, which the role's facts read gets).
 LE = {"lossless_ethernet_ports": [{"netdev": "dcbsim0"}]}
 ROLE_CASES += [
     ("lossless_ethernet", "lossless_ethernet_pfc", dict(LE, lossless_ethernet_pfc="0,0,0,1")),

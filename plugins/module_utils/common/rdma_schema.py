@@ -44,6 +44,7 @@ __metaclass__ = type
 import fnmatch
 import re
 
+# The version of ansible_facts.rdma (docs/DESIGN.md, 'Facts schema'); the GPUDirect facts and the report have their own.
 SCHEMA_VERSION = 1
 _NATURAL_RE = re.compile(r"(\d+)")
 LINK_LAYERS = ("Ethernet", "InfiniBand")

@@ -22,10 +22,13 @@ import json
 import os
 import time
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError
 
-LOCK_PATH = "/run/rdma-fabric/qos.lock"
+LOCK_PATH = paths.QOS_LOCK
 POLL_SECONDS = 0.2
+# flock's answers while another process holds the lock
+BUSY = (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK)
 
 
 class LockError(QosError):
@@ -54,6 +57,42 @@ def _open(path):
     return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
 
 
+def _take(fd, operation, timeout):
+    """``flock`` ``fd`` (``LOCK_EX`` or ``LOCK_SH``), trying every :data:`POLL_SECONDS` for ``timeout`` seconds:
+    True when taken, False while another holds it; OSError for any other error."""
+    deadline = time.time() + max(0, timeout)
+    while True:
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return True
+        except OSError as e:
+            if e.errno not in BUSY:
+                raise
+        if time.time() >= deadline:
+            return False
+        time.sleep(POLL_SECONDS)
+
+
+def shared(path=None, wait=0.0):
+    """The lock held shared, for a reader that changes nothing (the metrics collector's drift read).
+
+    Returns the descriptor (close it to let go), None when the lock file is not there (no QoS run ever
+    took it) or cannot be opened, False while a run holds it after ``wait`` seconds.
+    """
+    try:
+        fd = os.open(path or LOCK_PATH, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        taken = _take(fd, fcntl.LOCK_SH, wait)
+    except OSError:
+        taken = False
+    if not taken:
+        os.close(fd)
+        return False
+    return fd
+
+
 @contextlib.contextmanager
 def held(by, timeout, path=None, required=True, warn=None):
     """Hold the QoS lock for the ``with`` block; ``by`` says who holds it (shown to whoever waits).
@@ -75,20 +114,15 @@ def held(by, timeout, path=None, required=True, warn=None):
         yield None
         return
     try:
-        deadline = time.time() + max(0, timeout)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as e:
-                if e.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise LockError("cannot take the QoS lock %s: %s" % (path, e.strerror or e))
-                if time.time() >= deadline:
-                    raise LockError(
-                        "another QoS run holds the lock %s: %s. Gave up after %s s; nothing was changed. Wait for "
-                        "it to end (the boot-time re-apply logs to journalctl -u rdma-fabric-lossless) or give "
-                        "a longer lock_timeout" % (path, _holder(fd), timeout))
-                time.sleep(POLL_SECONDS)
+        try:
+            taken = _take(fd, fcntl.LOCK_EX, timeout)
+        except OSError as e:
+            raise LockError("cannot take the QoS lock %s: %s" % (path, e.strerror or e))
+        if not taken:
+            raise LockError(
+                "another QoS run holds the lock %s: %s. Gave up after %s s; nothing was changed. Wait for "
+                "it to end (the boot-time re-apply logs to journalctl -u rdma-fabric-lossless) or give "
+                "a longer lock_timeout" % (path, _holder(fd), timeout))
         info = json.dumps({"pid": os.getpid(), "by": by,
                            "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         os.ftruncate(fd, 0)

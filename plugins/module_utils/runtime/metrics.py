@@ -44,7 +44,6 @@ __metaclass__ = type
 
 import argparse
 import errno
-import fcntl
 import fnmatch
 import json
 import math
@@ -53,23 +52,24 @@ import re
 import signal
 import socket
 import sys
-import tempfile
 import time
 
+from ansible_collections.rdma.fabric.plugins.module_utils.change.files import write_atomic
+from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
 from ansible_collections.rdma.fabric.plugins.module_utils.runtime import netlink_stats
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import natural_key, port_kind, ports
 
-CONFIG_PATH = "/etc/rdma-fabric/metrics.json"
+CONFIG_PATH = paths.METRICS_CONFIG
 GPUDIRECT_MODES = ("auto", "required", "ignore")
 # Every configuration key, its default and what it must be (a type, or a check).
 DEFAULTS = {
     # node_exporter's textfile collector folder (Debian's default) and the file in it
     "textfile": "/var/lib/prometheus/node-exporter/rdma_fabric.prom",
     # the lossless_ethernet role's saved per-port settings, and the lock its re-apply holds
-    "saved_dir": "/etc/rdma-fabric/lossless",
-    "apply_lock": "/run/rdma-fabric/qos.lock",
+    "saved_dir": paths.LOSSLESS_SAVED_DIR,
+    "apply_lock": paths.QOS_LOCK,
     # where --record-apply keeps the time of the last successful apply
-    "state_dir": "/var/lib/rdma-fabric",
+    "state_dir": paths.STATE_DIR,
     "sysfs": "/sys",
     "procfs": "/proc",
     # ports that must be ACTIVE, with an optional minimum rate: [{"match": "mlx5_0/1" | "mlx5_*", "rate_gbps": 200}]
@@ -329,24 +329,6 @@ def _read_pfc(snap, cfg):
         snap.pfc[key] = {"netdev": p["netdev"], "dcb": dcb, "ethtool": ethtool, "storm": storm}
 
 
-def _apply_lock(path, wait):
-    """A shared lock on the re-apply's lock file: held (fd), None when there is none, False when busy."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except (IOError, OSError):
-        return None  # no re-apply ever ran
-    deadline = time.time() + wait
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            return fd
-        except (IOError, OSError) as e:
-            if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES) or time.time() >= deadline:
-                os.close(fd)
-                return False
-        time.sleep(0.2)
-
-
 def saved_ports(saved_dir):
     """``[(netdev, request or None, error or None)]`` of the saved lossless settings, by name.
 
@@ -378,7 +360,7 @@ def check_drift(netdev, request, sysfs, facts=None):
     facts this run read (else they are read here to find the port).
     """
     from ansible_collections.rdma.fabric.plugins.module_utils.runtime.host_cli import HostProcess
-    from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import CommandRunner
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import QosRun
     from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import check_netdevs_exist, read_facts, resolve
@@ -402,7 +384,9 @@ def _read_drift(snap, cfg, lock_wait=0.0):
     saved = saved_ports(cfg["saved_dir"])
     if not saved:
         return
-    lock = _apply_lock(cfg["apply_lock"], lock_wait)
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos import lock as qos_lock
+
+    lock = qos_lock.shared(cfg["apply_lock"], lock_wait)
     if lock is False:
         snap.drift_skipped = "a lossless re-apply is running (%s is locked)" % cfg["apply_lock"]
         return
@@ -601,24 +585,6 @@ def render(snap):
     w.add(P + "collector_last_run_timestamp_seconds", "gauge", "When the last run finished (Unix time)", (),
           round(snap.finished, 3) if snap.finished else None)
     return w.text()
-
-
-def write_atomic(path, text, mode=0o644):
-    """Write ``text`` to ``path`` through a temporary file in the same folder renamed over it."""
-    folder = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fchmod(f.fileno(), mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 # ---------------------------------------------------------------------------

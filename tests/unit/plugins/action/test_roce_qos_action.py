@@ -51,4 +51,4 @@ def test_duplicate_keys_are_rejected_on_the_controller(tmp_path):
     assert r["failed"] is True and r["param"] == "ports[1].prio_tc" and "given twice" in r["msg"]
     r = tasks["Clean call reaches the module"]["localhost"]
     assert r["failed"] is True and r["param"] == "sysfs_path"
-    assert "does not look like a sysfs root" in r["msg"] and r["invocation"]["module_args"]["netdev"] == "eth1"
+    assert "is not a directory; expected the host's sysfs root" in r["msg"] and r["invocation"]["module_args"]["netdev"] == "eth1"

@@ -219,7 +219,8 @@ def test_missing_sysfs_path_is_named(run, tmp_path):
     builder = build_ready_host(tmp_path)
     result, _kernel = run(builder, sysfs_path=str(tmp_path / "nope"))
     assert result["failed"] is True
-    assert result["msg"] == "sysfs_path: %s is not a directory" % (tmp_path / "nope")
+    assert result["msg"] == ("sysfs_path: '%s' is not a directory; expected the host's sysfs root (e.g. /sys, or /host/sys "
+                             "in a container)" % (tmp_path / "nope"))
 
 
 def test_present_on_inbox_stack_fails_before_changes(run, tmp_path):

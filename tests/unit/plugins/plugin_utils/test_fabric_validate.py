@@ -246,7 +246,7 @@ def test_plan_hardware_thresholds(facts):
         hw[host] = rdma
     hw["lab2"]["devices"][0]["ports"][0]["rate_gbps"] = 200.0
     plan = fv.validation_plan(endpoints(hw), ["lab1", "lab2"], min_bw_fraction=0.6, min_bw_gbps=150, max_latency_us=10,
-                   max_latency_us_soft=5000)
+                              max_latency_us_soft=5000)
     limits = plan["pairs"][0]["thresholds"]
     # the slower port counts; the absolute floor wins when higher
     assert limits == {"soft": False, "rate_gbps": 200.0, "fraction": 0.6, "min_bandwidth_gbps": 150.0,

@@ -335,3 +335,25 @@ def test_mixed_pool_beside_an_ethernet_pool_overlaps_and_a_taken_name_is_refused
                                              "ports on node.s. vpi-1; .* but rdma_shared_device_a_ib is already a "
                                              "resource: give the resources link_layers"):
         k8s_rdma.shared_dev_plugin_config(taken, {"vpi-1": facts("vpi-mixed")})
+
+
+def test_shared_dev_gaps_name_the_pool_and_why():
+    """The default split resources (pools in name order): a two-port pool gives both halves a port; a one-port pool
+    has no second half; a pool whose second half is a DOWN port gives it no ACTIVE port; a resource no pool places is
+    left out."""
+    defaults = [{"resourceName": "rdma_shared_device_a", "split": {"part": 1, "parts": 2}},
+                {"resourceName": "rdma_shared_device_b", "split": {"part": 2, "parts": 2}}]
+    assert k8s_rdma.shared_dev_gaps(defaults, {"gpu-7": facts("roce-gid3")}) == []
+    gaps = k8s_rdma.shared_dev_gaps(defaults, {"gpu-7": facts("roce-gid3"), "roce-a": facts("roce-a"),
+                                               "gpu-9": facts("roce-portdown")})
+    assert gaps == [
+        "the node pool of gpu-9 gives no ACTIVE RDMA port to rdma/rdma_shared_device_b: its part 2 of 2 (mlx5_1:1 "
+        "DOWN) has no ACTIVE port; pods asking for rdma/rdma_shared_device_b do not run on its nodes (they stay "
+        "Pending)",
+        "the node pool of roce-a gives no ACTIVE RDMA port to rdma/rdma_shared_device_b: it has 1 RDMA port(s) to "
+        "share out (mlx5_0:1) and part 2 of 2 is empty: a device is in at most one resource; pods asking for "
+        "rdma/rdma_shared_device_b do not run on its nodes (they stay Pending)"]
+    gaps = k8s_rdma.shared_dev_gaps(defaults, {"roce-a": facts("roce-a")})
+    assert gaps[-1].startswith("rdma_shared_device_b is left out of the config: no node pool gives it an ACTIVE")
+    # explicit selectors are the user's: no gap is computed for them
+    assert k8s_rdma.shared_dev_gaps([{"resourceName": "x", "selectors": {"vendors": ["15b3"]}}], facts("roce-a")) == []

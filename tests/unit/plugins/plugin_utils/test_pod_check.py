@@ -219,8 +219,12 @@ def test_check_pod_playbook_on_a_rendered_folder(tmp_path):
     rendered = tmp_path / "rendered"
     rendered.mkdir()
     pools = {"node-a": facts("roce-gid3"), "node-b": facts("ib-a")}
-    with open(str(rendered / "005-configmap-kube-system-rdma-devices.yaml"), "w") as f:
+    # named and listed as k8s_rdma_stack writes them (tests/docs runs the playbook on the role's real output)
+    with open(str(rendered / "configmap-kube-system-rdma-devices.yaml"), "w") as f:
         yaml.safe_dump(default_configmap(pools), f)
+    with open(str(rendered / "kustomization.yaml"), "w") as f:
+        yaml.safe_dump({"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                        "resources": ["configmap-kube-system-rdma-devices.yaml"]}, f)
     rc, verdict, text = run_check_pod(tmp_path, pools, rendered)
     assert rc == 2, text[-4000:]
     assert "node-b: rdma/rdma_shared_device_b: the pool's nodes: no device matches" in verdict, text[-4000:]

@@ -486,7 +486,7 @@ def test_port_down_and_node_without_rdma(tmp_path):
                  "k8s_rdma_stack_networks": [{"name": "vf-net", "type": "host-device", "device": "ens1f0",
                                               "ipam": {"type": "whereabouts", "range": "10.20.0.0/24"}}]}
     proc, out = run_role(tmp_path, {"gpu-11": "roce-portdown", "cpu-1": "no-rdma"}, role_vars)
-    assert "WARNING k8s_rdma_stack: node(s) cpu-1 have no ACTIVE RDMA port" in proc.stdout
+    assert "[WARNING]: k8s_rdma_stack: node(s) cpu-1 have no ACTIVE RDMA port" in _text(proc)
     objects, _files = validate_output(out)
     assert_unchanged_except_names(out, "port_down_no_rdma")
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
@@ -529,7 +529,7 @@ def test_a_plan_of_hosts_without_ports_yet_says_so_and_goes_on(tmp_path):
 def test_soft_roce_lab_with_opt_in(tmp_path):
     lab_vars = {"k8s_rdma_stack_include_soft_devices": True, "k8s_rdma_stack_multus_enabled": True}
     proc, out = run_role(tmp_path / "lab", {"lab1": "lab1", "lab2": "lab2"}, lab_vars)
-    assert "WARNING k8s_rdma_stack: the selected RDMA devices include soft devices" in proc.stdout
+    assert "[WARNING]: k8s_rdma_stack: the selected RDMA devices include soft devices" in _text(proc)
     objects, _files = validate_output(out)
     assert_unchanged_except_names(out, "soft_roce_lab")
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
@@ -555,13 +555,22 @@ def test_default_two_resources_per_pool_and_single_port_pools(tmp_path):
         {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 63, "selectors": {
             "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"], "linkTypes": ["ether"]}}]
     assert "shared device resources rdma_shared_device_a, rdma_shared_device_b" in " ".join(proc.stdout.split())
-    assert "WARNING k8s_rdma_stack: no node pool gives" not in proc.stdout
-    # single-port pools only: b is left out, with a warning naming the pools
+    # an Ansible warning names the one-port pool and why; gpu-7's pool gives b a port
+    text = " ".join(proc.stdout.split())
+    gap = ("[WARNING]: k8s_rdma_stack: the node pool of %s gives no ACTIVE RDMA port to rdma/rdma_shared_device_b: "
+           "it has 1 RDMA port(s) to share out (%s) and part 2 of 2 is empty: a device is in at most one resource; "
+           "pods asking for rdma/rdma_shared_device_b do not run on its nodes (they stay Pending).")
+    assert gap % ("roce-a", "mlx5_0:1") in text, text[-3000:]
+    assert "the node pool of gpu-7" not in text and "left out of the config" not in text
+    # single-port pools only: b is left out, with a warning per pool and one for the resource
     proc, out = run_role(tmp_path / "one", {"roce-a": "roce-a", "ib-a": "ib-a"}, {})
     config = json.loads(validate_output(out)[0][("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
     assert [e["resourceName"] for e in config["configList"]] == ["rdma_shared_device_a"]
-    assert "WARNING k8s_rdma_stack: no node pool gives an ACTIVE RDMA port to rdma_shared_device_b" in proc.stdout
-    assert re.search(r"Node pools: ib1-[0-9a-f]{8} = ib-a; roce1-[0-9a-f]{8} = roce-a\.", " ".join(proc.stdout.split()))
+    text = " ".join(proc.stdout.split())
+    assert gap % ("roce-a", "mlx5_0:1") in text and gap % ("ib-a", "mlx5_0:1") in text, text[-3000:]
+    assert ("[WARNING]: k8s_rdma_stack: rdma_shared_device_b is left out of the config: no node pool gives it an "
+            "ACTIVE RDMA port") in text
+    assert re.search(r"\(ib1-[0-9a-f]{8} = ib-a; roce1-[0-9a-f]{8} = roce-a\)", text)
 
 
 def test_overlapping_resources_stop_the_role_naming_nodes_and_devices(tmp_path):
@@ -726,8 +735,8 @@ def test_network_operator_nv_ipam_nfd_gpu_values_and_a_node_without_rdma_ucm(tmp
                  "k8s_rdma_stack_node_selection": "nfd", "k8s_rdma_stack_gpu_operator_values_enabled": True}
     proc, out = run_role(tmp_path, {"gpu-7": "roce-gid3", "gpu-8": gpu8, "roce-a": "roce-a"}, role_vars)
     objects, files = validate_output(out)  # IPPool and NodeFeatureRule against their upstream CRDs
-    assert ("WARNING k8s_rdma_stack: node(s) gpu-8 lack the user-space RDMA module(s) rdma_ucm (the facts' modules), "
-            "so the RDMA device plugin could give pods no device there") in _text(proc)
+    assert ("[WARNING]: k8s_rdma_stack: node(s) gpu-8 lack the user-space RDMA module(s) rdma_ucm (the facts' "
+            "modules), so the RDMA device plugin could give pods no device there") in _text(proc)
     assert objects[("Node", None, "gpu-8")]["metadata"]["labels"]["rdma.fabric/capable"] == "false"
     spec = objects[("NicClusterPolicy", None, "nic-cluster-policy")]["spec"]
     assert spec["nvIpam"] == {"image": "nvidia-k8s-ipam", "repository": "nvcr.io/nvidia/mellanox",
@@ -833,7 +842,7 @@ def test_mixed_ib_ethernet_pool_gives_one_link_type_per_resource(tmp_path):
     config = json.loads(validate_output(out)[0][("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
     assert [(e["resourceName"], e["selectors"]["linkTypes"]) for e in config["configList"]] == [
         ("rdma_shared_device_a_ib", ["infiniband"]), ("rdma_shared_device_a_eth", ["ether"])]
-    assert re.search(r"WARNING k8s_rdma_stack: node pool ib1-roce1-[0-9a-f]{8} \(vpi-1\) has InfiniBand and Ethernet ports "
+    assert re.search(r"\[WARNING\]: k8s_rdma_stack: node pool ib1-roce1-[0-9a-f]{8} \(vpi-1\) has InfiniBand and Ethernet ports "
                      r"in rdma_shared_device_a; a resource holds one link type, so they are given as "
                      r"rdma_shared_device_a_ib and rdma_shared_device_a_eth there", _text(proc))
     assert "no node pool gives an ACTIVE RDMA port to" not in _text(proc)
