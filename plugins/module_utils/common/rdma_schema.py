@@ -272,13 +272,15 @@ USER_SPACE_MODULES = ("ib_uverbs", "rdma_ucm")
 def missing_user_space_modules(facts):
     """The :data:`USER_SPACE_MODULES` the facts' ``modules`` report as not loaded, on a host with RDMA devices.
 
-    ``[]`` when the host has no RDMA device, or when ``modules`` does not say (missing, not a mapping, a module
-    not listed): only a module the facts know to be absent counts. A module built into the kernel without
-    parameters has no /sys/module entry, so the facts report it absent.
+    ``[]`` when the host has no RDMA device, or when ``modules`` does not say: missing, not a mapping, a module not
+    listed, or ``ib_core`` itself not reported loaded (every RDMA device needs it, and it has a /sys/module entry
+    even when built in, so a host with devices and no ``ib_core`` entry is one whose module list could not be
+    read: unknown, not missing). A user-space module built into the kernel without parameters has no
+    /sys/module entry, so the facts report it absent.
     """
     if not isinstance(facts, dict) or not facts.get("devices"):
         return []
     modules = facts.get("modules")
-    if not isinstance(modules, dict):
+    if not isinstance(modules, dict) or modules.get("ib_core") is not True:
         return []
     return [name for name in USER_SPACE_MODULES if modules.get(name) is False]
