@@ -125,7 +125,8 @@ k8s:
       C(labels) the labels of each node by its node name (values C(null) to remove them with C(state=absent),
       empty with node labels off); C(shared_dp_config) and C(sriov_dp_config) the device plugins' C(config.json);
       C(nccl_env) the NCCL environment per pool; C(cni_configs) the CNI JSON of each network, in order;
-      C(warnings) what the facts cannot give, in sentences (also returned as the task's Ansible warnings); C(pools_text) the pools as messages name them.
+      C(warnings) what the facts cannot give, in sentences (also the task's Ansible warnings); C(pools_text) the
+      pools as messages name them.
   returned: when O(k8s) is given
   type: dict
   sample: {no_port: "", labels: {gpu-a01: {rdma.fabric/capable: "true"}}, shared_dp_config: {configList: []},

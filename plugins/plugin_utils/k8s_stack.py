@@ -287,7 +287,11 @@ def _shared_device_plugin(s, pools, usable, out):
                 "node pool %s (%s) has InfiniBand and Ethernet ports in %s; a resource holds one link type, so they "
                 "are given as %s there, and pods asking for %s cannot run on its nodes (ask for one of those, or give "
                 "the resources link_layers)." % (name, pool["label"], resource, " and ".join(new_names), resource))
-    # each pool that gives a split resource no ACTIVE port (a one-port pool has no second half), and each split
-    # resource no pool gives one, which is then left out
-    out["warnings"].extend(shared_dev_gaps(s["shared_devices"], usable, include_soft=s["include_soft_devices"],
-                                           pool_resources=pool_resources))
+    # each pool with RDMA ports that gives a split resource no ACTIVE port (a one-port pool has no second half),
+    # and each split resource no pool gives one, which is then left out (a pool without an ACTIVE port has its
+    # own warning)
+    capable = dict((pool["label"], pool["facts"]) for pool in pools.values()
+                   if pool["label"] in usable and pool["labels"]["%s/capable" % s["node_label_prefix"]] == "true")
+    if capable:
+        out["warnings"].extend(shared_dev_gaps(s["shared_devices"], capable, include_soft=s["include_soft_devices"],
+                                               pool_resources=pool_resources))

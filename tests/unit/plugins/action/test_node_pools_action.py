@@ -162,8 +162,13 @@ def test_k8s_settings_per_pool_equal_the_per_node_filters():
     assert res["pools"][res["host_pool"]["cpu-1"]]["resources"] == {}
     names = [e["resourceName"] for e in k8s["shared_dp_config"]["configList"]]
     assert names == ["rdma_shared_device_a", "rdma_shared_device_b"]
-    assert k8s["warnings"] == ["node(s) cpu-1 have no ACTIVE RDMA port; they are labelled rdma.fabric/capable=false "
-                               "and get no RDMA device plugin pod."]
+    assert k8s["warnings"][0] == ("node(s) cpu-1 have no ACTIVE RDMA port; they are labelled rdma.fabric/capable=false "
+                                  "and get no RDMA device plugin pod.")
+    # roce-a's pool has one port: no rdma_shared_device_b there (cpu-1's pool, without ports, is not named again)
+    assert len(k8s["warnings"]) == 2 and k8s["warnings"][1].startswith(
+        "the node pool of roce-a gives no ACTIVE RDMA port to rdma/rdma_shared_device_b")
+    assert res["warnings"] == ["k8s_rdma_stack: %s" % w for w in k8s["warnings"][:1]] + [
+        "k8s_rdma_stack: %s." % k8s["warnings"][1]]
     assert k8s["pools_text"] == "; ".join("%s = %s" % (p["name"], p["label"]) for p in res["pools"].values())
 
 

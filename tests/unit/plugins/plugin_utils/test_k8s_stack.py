@@ -34,6 +34,14 @@ def crd_schema(name):
         return json.load(f)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 
 
+def others(warnings):
+    """The warnings but the one of roce-a's one-port pool, which gives rdma_shared_device_b no port (its own test:
+    test_render.py, test_default_two_resources_per_pool_and_single_port_pools)."""
+    gap = [w for w in warnings if w.startswith("the node pool of roce-a gives no ACTIVE RDMA port to rdma/rdma_shared_device_b")]
+    assert len(gap) == 1, warnings
+    return [w for w in warnings if w not in gap]
+
+
 def settings(**overrides):
     values = role_yaml("k8s_rdma_stack", "defaults", "main.yml")
     values.update(("k8s_rdma_stack_" + k, v) for k, v in overrides.items())
@@ -214,10 +222,10 @@ def test_nfd_selection_and_the_render_only_warning():
     assert out["selection"] == {"feature.node.kubernetes.io/rdma.available": "true"}
     assert out["ds_node_selector"] == {"feature.node.kubernetes.io/rdma.available": "true", "pool": "gpu"}
     assert out["nfd_rule"]["rules"][0]["matchFeatures"][1]["matchExpressions"]["device"]["value"] == ["101d", "1021"]
-    assert out["warnings"] == []
+    assert others(out["warnings"]) == []
     out = stack_settings(pools, names, settings(apply=False, output_dir="/srv/gitops"), stacks)
     assert out["ds_node_selector"] == {"rdma.fabric/capable": "true"}
-    assert out["warnings"] == [
+    assert others(out["warnings"]) == [
         "render only: the device plugin DaemonSets select rdma.fabric/capable=true, which the node label patches in "
         "node-labels/ set, outside the kustomization (a GitOps tool must not own Nodes): apply them (kubectl apply "
         "--server-side -f node-labels/) or the plugins run nowhere; k8s_rdma_stack_node_selection: nfd selects by a "
@@ -259,7 +267,7 @@ def test_a_node_without_user_space_modules_is_not_advertised():
     assert out["labels"]["gpu-7"]["rdma.fabric/capable"] == "true"
     assert out["not_advertised"] == {"gpu-8": ["rdma_ucm"]}
     assert view[gpu8]["resources"] == {} and out["nccl_env"][gpu8]["NCCL_IB_DISABLE"] == "1"
-    assert out["warnings"] == [
+    assert others(out["warnings"]) == [
         "node(s) gpu-8 lack the user-space RDMA module(s) rdma_ucm (the facts' modules), so the RDMA device plugin "
         "could give pods no device there (k8s-rdma-shared-dev-plugin #103, #192); they are not advertised (labelled "
         "rdma.fabric/capable=false, left out of the selectors). Load the modules (rdma.fabric.mofed, "
