@@ -6,7 +6,8 @@
 #               installed copy, ansible-core 2.17/2.18/2.19), EE, docs, changelog,
 #               promtool rule tests, the Molecule scenarios of
 #               molecule/ci-scenarios.txt
-#   make test-all  the same checks and every Molecule scenario (molecule/*/)
+#   make test-all  the same checks and every Molecule scenario (molecule/*/), and what
+#               is too heavy for CI's budget
 #
 # Everything below installs what it needs (pinned): system packages via apt
 # (tools/deps/apt-packages.txt), Python packages into .venv
@@ -32,7 +33,7 @@ LAB        := $(ROOT)/tools/lab/lab
         bindep release promtool-test
 
 help:
-	@sed -n '1,9p' Makefile
+	@sed -n '1,10p' Makefile
 
 # --- installation ---------------------------------------------------------
 deps: $(STAMPS)/apt
