@@ -79,6 +79,11 @@ def failed_steps(doc):
     return [s["step"] for s in doc.get("steps", []) if s.get("result") not in ("Successful", "Skipped")]
 
 
+def seconds_text(value):
+    """'-' for a figure that is not there, else whole seconds."""
+    return "-" if value is None else "%.0f" % value
+
+
 def table(runs, budget):
     cols = STEPS + ("other",)
     head = "%-22s" % "scenario" + "".join("%12s" % c for c in cols) + "%10s%8s" % ("total", "cpu-s")
@@ -98,7 +103,7 @@ def table(runs, budget):
             if g is not None and w is not None and g > w * (1 + SLACK) and g > w + MIN_OVER:
                 mark = "!"
                 over.append("%s %s: %.0f s, budget %.0f s" % (scenario, c, g, w))
-            cells.append("%12s" % ("%s/%s%s" % ("-" if g is None else "%.0f" % g, "-" if w is None else "%.0f" % w, mark)))
+            cells.append("%12s" % ("%s/%s%s" % (seconds_text(g), seconds_text(w), mark)))
         tg = sum(got.values()) if got else None
         tw = sum(v for v in want.values() if isinstance(v, (int, float))) if want else None
         total_run += tg or 0
@@ -107,8 +112,7 @@ def table(runs, budget):
         cpu = cpu_total(runs[scenario]) if scenario in runs else None
         total_cpu += cpu or 0
         lines.append("%-22s" % (scenario + (" FAILED" if failed else "")) + "".join(cells)
-                     + "%10s" % ("%s/%s" % ("-" if tg is None else "%.0f" % tg, "-" if tw is None else "%.0f" % tw))
-                     + "%8s" % ("-" if cpu is None else "%.0f" % cpu))
+                     + "%10s" % ("%s/%s" % (seconds_text(tg), seconds_text(tw))) + "%8s" % seconds_text(cpu))
     lines.append("-" * len(head))
     lines.append("%-22s%s%10s%8.0f" % ("all scenarios", " " * 12 * len(cols), "%.0f/%.0f" % (total_run, total_budget),
                                        total_cpu))
