@@ -136,11 +136,11 @@ def held(by, timeout, path=None, required=True, warn=None):
         stale = _record(fd)
         if stale and warn is not None:
             pid = stale.get("pid")
+            holder = ("pid %d (%s, since %s)" % (pid, stale.get("by") or "unknown", stale.get("since") or "unknown")
+                      if isinstance(pid, int) else "an unreadable holder")
             warn("the QoS lock %s held the record of %s, which is gone without releasing it (killed or crashed "
                  "mid-run): a port it was changing may be half done; this run reads every port again and applies "
-                 "what differs" % (path, "pid %d (%s, since %s)" % (pid, stale.get("by") or "unknown",
-                                                                     stale.get("since") or "unknown")
-                                   if isinstance(pid, int) else "an unreadable holder"))
+                 "what differs" % (path, holder))
         info = json.dumps({"pid": os.getpid(), "by": by,
                            "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         os.ftruncate(fd, 0)
