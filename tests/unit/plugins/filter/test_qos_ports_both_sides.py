@@ -3,7 +3,10 @@
 to the controller's rdma.fabric.roce_qos_ports filter (as the lossless_ethernet role calls it) and to the host's
 qos.port.resolve_ports (as roce_qos and qos-apply call it), and for every netdev the two accept the same ports and
 refuse the others with the same message. The host is a fixture sysfs tree: rxe0 on ens160 and rxe9 on dcbsim0
-(the lab's set-up), a VLAN netdev that only a GID table lists, an iWARP siw port, a netdev without RDMA."""
+(the lab's set-up), a VLAN netdev that only a GID table lists, an iWARP siw port, a netdev without RDMA.
+
+It lives under filter/, not module_utils/: ansible-test runs module_utils' tests without the controller's
+ansible.errors (the Galaxy tarball's `ansible-test units` failed collecting it there)."""
 
 from __future__ import absolute_import, division, print_function
 
