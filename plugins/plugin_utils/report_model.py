@@ -35,9 +35,15 @@ __metaclass__ = type
 
 import math
 
-from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import SCHEMA_VERSION, natural_key
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
+    missing_user_space_modules,
+    natural_key,
+    port_kind,
+)
 from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl
 
+# The version of the report's document (report.json), its own: the facts' is rdma_schema.SCHEMA_VERSION.
+REPORT_SCHEMA_VERSION = 1
 # Up to this many hosts the renderings show every host in full; above, they summarise.
 DETAIL_HOSTS = 40
 # How many problems, failed tests and host lines the summarised renderings list.
@@ -95,6 +101,7 @@ def _port_view(dev, port, qos):
         "state": port.get("state"),
         "phys_state": port.get("phys_state"),
         "link_layer": port.get("link_layer"),
+        "kind": port_kind(dev, port),
         "rate": port.get("rate"),
         "rate_gbps": port.get("rate_gbps"),
         "netdev": netdev,
@@ -111,7 +118,7 @@ def _port_view(dev, port, qos):
         view["problems"].append("%s is %s, not ACTIVE" % (where, view["state"] or "in an unknown state"))
     elif view["phys_state"] not in (None, "LinkUp"):
         view["problems"].append("%s physical state is %s" % (where, view["phys_state"]))
-    if view["link_layer"] == "Ethernet" and gid_index is None:
+    if view["kind"] == "roce" and gid_index is None:
         view["problems"].append("%s has no RoCE v2 IPv4 GID (no IPv4 address on %s?)" % (where, netdev or "its netdev"))
     if view["qos"]:
         for item in view["qos"]["problems"]:
@@ -198,6 +205,10 @@ def _host_view(name, data, own_results, pool=None):
             view["devices"].append(dview)
         if not view["devices"]:
             problems.append("no RDMA devices")
+        missing = missing_user_space_modules(rdma)
+        if missing:
+            problems.append("user-space RDMA module(s) %s not loaded: no program can use the RDMA devices, and the "
+                            "Kubernetes RDMA stack does not advertise this node" % ", ".join(missing))
     gd = view["gpudirect"]
     if gd and gd["gpu_count"] and gd["ready"] is not True:
         reasons = gd["reasons"]
@@ -301,7 +312,7 @@ def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric r
     }
     summary["ok"] = not problems and vsum["failed"] == 0
     report = {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": REPORT_SCHEMA_VERSION,
         "title": title,
         "generated_at": generated_at,
         "summary": summary,

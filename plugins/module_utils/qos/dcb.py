@@ -41,7 +41,8 @@ __metaclass__ = type
 import json
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import Probe, QosBackend, app_table_steps
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import quote_argv, setter_step
+from ansible_collections.rdma.fabric.plugins.module_utils.change.engine import setter_step
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import quote_argv
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
     DCB_KEYS,
     TCS,

@@ -162,6 +162,25 @@ def test_host_that_failed_earlier_is_marked_failed(hosts):
     assert plain == rpt.build_report({"lab1": dict(hosts["lab1"], failed_earlier=False)}, validation())["hosts"]["lab1"]
 
 
+def test_an_iwarp_port_without_a_roce_gid_is_no_problem(hosts):
+    """iWARP (siw: node type RNIC, link layer Ethernet) has no RoCE v2 GID and needs none (rdma_cm connects to the
+    data IP): the port kind comes from rdma_schema's rule, so only the RoCE port gets the "no RoCE v2 GID" problem."""
+    siw = copy.deepcopy(hosts["lab1"])
+    dev = siw["rdma"]["devices"][0]
+    dev.update(name="siw0", node_type="RNIC", driver="siw")
+    dev["ports"][0]["roce_v2_ipv4_gid_index"] = None
+    siw["qos"] = None
+    roce = copy.deepcopy(siw)
+    roce["rdma"]["devices"][0].update(name="rxe0", node_type="CA", driver="rdma_rxe")
+    report = rpt.build_report({"siw": siw, "roce": roce}, [])
+    assert report["hosts"]["siw"]["problems"] == []
+    assert report["hosts"]["siw"]["devices"][0]["ports"][0]["kind"] == "iwarp"
+    assert report["hosts"]["roce"]["problems"] == ["rxe0 port 1 (eth1) has no RoCE v2 IPv4 GID (no IPv4 address on eth1?)"]
+    html = rpt.render_html(report)
+    siw_section = html[html.index('id="host-siw"'):]
+    assert 'class="bad"' not in siw_section[:siw_section.index("</table>")]
+
+
 def test_gpudirect_view_from_derived_topology(hosts):
     gd = rpt.build_report(hosts, [])["hosts"]["gpu1"]["gpudirect"]
     assert gd["gpu_count"] == 2 and gd["ready"] is False
@@ -478,3 +497,17 @@ def test_a_failed_allreduce_says_why_without_a_chart(hosts):
            "exited with rc 1" in section
     assert "<svg" not in section and "<table>" not in section
     assert "- MPI allreduce, 2 hosts: **FAIL** - mpi_allreduce failed: mpirun exited with rc 1" in rpt.render_markdown(report)
+
+
+def test_missing_user_space_modules_are_a_problem_in_every_rendering(hosts):
+    """Issue 33: a host whose facts report ib_uverbs or rdma_ucm not loaded; k8s_rdma_stack does not advertise it."""
+    bare = copy.deepcopy(hosts["lab1"])
+    bare["rdma"]["modules"].update(ib_uverbs=False, rdma_ucm=False)
+    report = rpt.build_report({"lab1": bare}, [])
+    problem = ("user-space RDMA module(s) ib_uverbs, rdma_ucm not loaded: no program can use the RDMA devices, and "
+               "the Kubernetes RDMA stack does not advertise this node")
+    assert problem in report["hosts"]["lab1"]["problems"] and "lab1: " + problem in report["problems"]
+    assert report["hosts"]["lab1"]["status"] == "problems"
+    assert "ib_uverbs, rdma_ucm not loaded" in rpt.render_markdown(report) and problem in rpt.render_html(report)
+    assert "ib_uverbs, rdma_ucm not loaded" in " ".join(rpt.summary_lines(report))
+    assert not any("not loaded" in p for p in rpt.build_report({"lab1": hosts["lab1"]}, [])["problems"])

@@ -17,16 +17,13 @@ import pytest
 
 from ansible_collections.rdma.fabric.plugins.module_utils.runtime import host_cli
 from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import collections_path
+from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.test_layout import py_files
 
 MODULE_UTILS = os.path.dirname(os.path.dirname(os.path.abspath(host_cli.__file__)))
 
 
 def module_utils_files():
-    out = []
-    for dirpath, dirnames, filenames in os.walk(MODULE_UTILS):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        out += [os.path.join(dirpath, n) for n in sorted(filenames) if n.endswith(".py")]
-    return out
+    return py_files(MODULE_UTILS)
 
 
 def import_name(path):
