@@ -23,7 +23,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import collections
 import copy
+import itertools
 import json
 import os
 import shutil
@@ -73,8 +75,43 @@ def report_html():
     return rpt.render_html(rpt.build_report(hosts, validation, generated_at="2026-11-21T01:00:00+00:00"))
 
 
+def _unfilter_up(line, prev):
+    """PNG's Up filter on a whole scanline at once: each byte plus the byte above, mod 256. The bytes are added as
+    one big integer, 7 bits of each at a time (no carry crosses a byte), the 8th bit put back with XOR."""
+    n = len(line)
+    low, high = int.from_bytes(b"\x7f" * n, "big"), int.from_bytes(b"\x80" * n, "big")
+    x, y = int.from_bytes(line, "big"), int.from_bytes(prev, "big")
+    return bytearray((((x & low) + (y & low)) ^ ((x ^ y) & high)).to_bytes(n, "big"))
+
+
+def _unfilter_sub(line, bpp):
+    """PNG's Sub filter: each byte plus the one bpp to its left (decoded), a running sum mod 256 per channel."""
+    out = bytearray(len(line))
+    for channel in range(bpp):
+        out[channel::bpp] = bytes(itertools.accumulate(line[channel::bpp], lambda s, v: (s + v) & 0xFF))
+    return out
+
+
+def _unfilter_average(line, prev, bpp):
+    for x in range(len(line)):
+        a = line[x - bpp] if x >= bpp else 0
+        line[x] = (line[x] + ((a + prev[x]) >> 1)) & 0xFF
+    return line
+
+
+def _unfilter_paeth(line, prev, bpp):
+    for x in range(bpp):
+        line[x] = (line[x] + prev[x]) & 0xFF  # a = c = 0: the predictor is b
+    for x in range(bpp, len(line)):
+        a, b, c = line[x - bpp], prev[x], prev[x - bpp]
+        pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - c - c)
+        line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+    return line
+
+
 def read_png(path):
-    """Decode an 8-bit non-interlaced RGB/RGBA PNG (what Chromium writes): (width, height, rows of pixels)."""
+    """Decode an 8-bit non-interlaced RGB/RGBA PNG (what Chromium writes): (width, height, rows of (r, g, b) pixels).
+    The five filters of the PNG specification (section 9), the Up filter (most of Chromium's rows) a row at a time."""
     with open(path, "rb") as f:
         data = f.read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
@@ -96,27 +133,28 @@ def read_png(path):
     for _y in range(height):
         ftype, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
         i += 1 + stride
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if ftype == 1:
-                line[x] = (line[x] + a) & 0xFF
-            elif ftype == 2:
-                line[x] = (line[x] + b) & 0xFF
-            elif ftype == 3:
-                line[x] = (line[x] + ((a + b) >> 1)) & 0xFF
-            elif ftype == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
-        rows.append([tuple(line[x:x + 3]) for x in range(0, stride, bpp)])
+        assert ftype in (0, 1, 2, 3, 4), "unknown PNG filter %d" % ftype
+        if ftype == 1:
+            line = _unfilter_sub(line, bpp)
+        elif ftype == 2:
+            line = _unfilter_up(line, prev)
+        elif ftype == 3:
+            line = _unfilter_average(line, prev, bpp)
+        elif ftype == 4:
+            line = _unfilter_paeth(line, prev, bpp)
+        rows.append(list(zip(line[0::bpp], line[1::bpp], line[2::bpp])))
         prev = line
     return width, height, rows
 
 
 def near(pixel, rgb, tol=6):
     return all(abs(p - q) <= tol for p, q in zip(pixel, rgb))
+
+
+def count_near(counts, colours, tol=6):
+    """How many of the pixels counted in ``counts`` (a Counter) are near one of ``colours``: the same number as a
+    near() per pixel, with one near() per distinct colour (a page has a few thousand colours, a million pixels)."""
+    return sum(n for px, n in counts.items() if any(near(px, rgb, tol) for rgb in colours))
 
 
 def screenshot(tmp_path, name, html, height=HEIGHT):
@@ -144,17 +182,16 @@ def test_html_report_screenshot(tmp_path):
     assert png.stat().st_size > 30000  # a blank 1280x2000 page compresses to a few kB
     width, height, rows = read_png(str(png))
     assert (width, height) == (WIDTH, HEIGHT)
-    sample = [px for row in rows[::4] for px in row[::4]]
-    background = max(set(sample), key=sample.count)
+    sample = collections.Counter(px for row in rows[::4] for px in row[::4])
+    background = max(sample, key=sample.get)
     assert near(background, (0xF4, 0xF6, 0xFA)) or near(background, (0xFF, 0xFF, 0xFF))
-    colours = set(sample)
-    assert len(colours) > 200, "too few colours: %d" % len(colours)
-    busy = sum(1 for px in sample if not near(px, background, 3)) / float(len(sample))
+    assert len(sample) > 200, "too few colours: %d" % len(sample)
+    busy = (sum(sample.values()) - count_near(sample, [background], 3)) / float(sum(sample.values()))
     assert busy > 0.25, "mostly empty: %.2f" % busy
     # the header bar, a problem highlight (failed row / unreachable border), and a PASS badge
     assert any(near(px, (0x1D, 0x35, 0x57)) for px in rows[10]), "no header bar at the top"
-    assert sum(1 for px in sample if near(px, (0xFF, 0xE3, 0xE3)) or near(px, (0xD6, 0x28, 0x28))) > 50
-    assert sum(1 for px in sample if near(px, (0xD8, 0xF3, 0xDC)) or near(px, (0xE6, 0xF6, 0xEA))) > 10
+    assert count_near(sample, [(0xFF, 0xE3, 0xE3), (0xD6, 0x28, 0x28)]) > 50
+    assert count_near(sample, [(0xD8, 0xF3, 0xDC), (0xE6, 0xF6, 0xEA)]) > 10
 
 
 def test_html_plan_screenshot(tmp_path):
@@ -163,24 +200,29 @@ def test_html_plan_screenshot(tmp_path):
     png = screenshot(tmp_path, "fabric-plan", rpt.render_plan_html(fleet_plan(), generated_at="2026-11-26T16:00:00+00:00"))
     width, height, rows = read_png(str(png))
     assert (width, height) == (WIDTH, HEIGHT)
-    sample = [px for row in rows[::2] for px in row[::2]]
-    background = max(set(sample), key=sample.count)
+    sample = collections.Counter(px for row in rows[::2] for px in row[::2])
+    background = max(sample, key=sample.get)
     assert near(background, (0xF4, 0xF6, 0xFA)) or near(background, (0xFF, 0xFF, 0xFF))
-    assert len(set(sample)) > 100, "too few colours: %d" % len(set(sample))
+    assert len(sample) > 100, "too few colours: %d" % len(sample)
     assert any(near(px, (0x1D, 0x35, 0x57)) for px in rows[10]), "no header bar at the top"
-    assert sum(1 for px in sample if near(px, (0xD8, 0xF3, 0xDC))) > 10, "no CHECK MODE badge"
-    assert sum(1 for px in sample if near(px, (0xD6, 0x28, 0x28)) or near(px, (0xFF, 0xD6, 0xD6))) > 30, "no red host"
-    assert sum(1 for px in sample if near(px, (0xF4, 0xA2, 0x61)) or near(px, (0xFF, 0xE8, 0xCC))) > 30, "no host that would change"
+    assert count_near(sample, [(0xD8, 0xF3, 0xDC)]) > 10, "no CHECK MODE badge"
+    assert count_near(sample, [(0xD6, 0x28, 0x28), (0xFF, 0xD6, 0xD6)]) > 30, "no red host"
+    assert count_near(sample, [(0xF4, 0xA2, 0x61), (0xFF, 0xE8, 0xCC)]) > 30, "no host that would change"
 
 
 def _hex(colour):
     return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
 
 
-def _rows_with(rows, colour, tol, least=8):
+def _row_counts(rows):
+    """Every 2nd row's every 2nd pixel, counted: [(y, Counter of pixels)], what _rows_with looks through."""
+    return [(y, collections.Counter(rows[y][::2])) for y in range(0, len(rows), 2)]
+
+
+def _rows_with(row_counts, colour, tol, least=8):
     """The rows (every 2nd) holding at least ``least`` pixels (every 2nd) of ``colour``."""
     rgb = _hex(colour)
-    return [y for y in range(0, len(rows), 2) if sum(1 for px in rows[y][::2] if near(px, rgb, tol)) >= least]
+    return [y for y, counts in row_counts if count_near(counts, [rgb], tol) >= least]
 
 
 def test_html_report_with_workload_and_gpu_host_screenshot(tmp_path):
@@ -194,19 +236,21 @@ def test_html_report_with_workload_and_gpu_host_screenshot(tmp_path):
     png = screenshot(tmp_path, "fabric-report-workload", html, height=height)
     width, height_, rows = read_png(str(png))
     assert (width, height_) == (WIDTH, height)
-    sample = [px for row in rows[::4] for px in row[::4]]
-    background = max(set(sample), key=sample.count)
-    assert sum(1 for px in sample if not near(px, background, 3)) / float(len(sample)) > 0.25, "mostly empty"
+    sample = collections.Counter(px for row in rows[::4] for px in row[::4])
+    background = max(sample, key=sample.get)
+    assert (sum(sample.values()) - count_near(sample, [background], 3)) / float(sum(sample.values())) > 0.25, \
+        "mostly empty"
+    grid = _row_counts(rows)
     # the colour scales under the bandwidth and latency heatmaps (the yellow middle of the gradient)
-    scales = _rows_with(rows, rs.gradient_colour(0.5), 12)
+    scales = _rows_with(grid, rs.gradient_colour(0.5), 12)
     assert scales, "no colour scale of a heatmap"
     # the allreduce chart: both runs' lines (MPI: the first series colour, also the header's, so below it)
-    nccl = _rows_with(rows, rs.SERIES_COLOURS[1], 10, least=2)
-    mpi = [y for y in _rows_with(rows, rs.SERIES_COLOURS[0], 10, least=40) if y > 200]
+    nccl = _rows_with(grid, rs.SERIES_COLOURS[1], 10, least=2)
+    mpi = [y for y in _rows_with(grid, rs.SERIES_COLOURS[0], 10, least=40) if y > 200]
     assert nccl and mpi, "no allreduce lines"
     # gpu1's GPU-NIC matrix: every relation of the fixture in its own colour
     colours = dict((rel, c) for rel, c, dummy in rs.TOPO_RELATIONS)
-    topology = dict((rel, _rows_with(rows, colours[rel], 4, least=20)) for rel in ("PIX", "PHB", "NODE", "SYS"))
+    topology = dict((rel, _rows_with(grid, colours[rel], 4, least=20)) for rel in ("PIX", "PHB", "NODE", "SYS"))
     assert all(topology.values()), topology
     # in the page's order: Validation (heatmaps), Workload (chart), then the hosts (gpu1 first)
     assert max(scales) < min(nccl) and max(nccl) < min(min(y) for y in topology.values())

@@ -16,7 +16,7 @@ import re
 
 import yaml
 
-from role_specs import ROLES
+from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import ROLES
 
 ROOT = os.path.abspath(os.path.join(ROLES, ".."))
 ROLE_NAMES = sorted(n for n in os.listdir(ROLES) if os.path.isdir(os.path.join(ROLES, n)))

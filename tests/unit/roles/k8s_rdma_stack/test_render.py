@@ -30,6 +30,7 @@ __metaclass__ = type
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -317,9 +318,7 @@ ROCE_NETWORKS = [{"name": "rdma-net-a", "namespace": "training", "type": "macvla
                   "ipam": {"type": "whereabouts", "range": "192.168.100.0/24", "exclude": ["192.168.100.254/32"]}}]
 
 
-@pytest.fixture(scope="module")
-def roce_only(tmp_path_factory):
-    work = tmp_path_factory.mktemp("roce_only")
+def _render_roce_only(work):
     # Multus asked for: the capture had it (the default before issue 33)
     role_vars = {"k8s_rdma_stack_sriov_device_plugin_enabled": True, "k8s_rdma_stack_networks": ROCE_NETWORKS,
                  "k8s_rdma_stack_multus_enabled": True}
@@ -329,6 +328,12 @@ def roce_only(tmp_path_factory):
     second, _out = run_role(work, hosts, role_vars)
     return {"work": work, "out": out, "objects": objects, "files": files, "first": first, "second": second,
             "hosts": hosts, "vars": role_vars}
+
+
+@pytest.fixture(name="roce_only")
+def fixture_roce_only(shared):
+    """The two runs of the RoCE-only scenario, made once for the tests that read them (shared: conftest.py)."""
+    return shared.once("k8s_rdma_stack_roce_only", _render_roce_only)
 
 
 def test_roce_only_objects_and_schemas(roce_only):
@@ -393,9 +398,11 @@ def test_roce_only_second_run_changes_nothing(roce_only):
     assert "changed=0" in localhost_line, localhost_line
 
 
-def test_roce_only_state_absent_removes_rendered_files(roce_only):
-    run_role(roce_only["work"], roce_only["hosts"], dict(roce_only["vars"], k8s_rdma_stack_state="absent"))
-    out = roce_only["out"]
+def test_roce_only_state_absent_removes_rendered_files(roce_only, tmp_path):
+    work = str(tmp_path / "work")
+    shutil.copytree(roce_only["work"], work, symlinks=True)  # the shared render stays as it is for the other tests
+    run_role(work, roce_only["hosts"], dict(roce_only["vars"], k8s_rdma_stack_state="absent"))
+    out = os.path.join(work, "out")
     assert sorted(os.listdir(out)) == ["node-labels"]
     assert os.listdir(os.path.join(out, "node-labels")) == []
 

@@ -18,6 +18,7 @@ __metaclass__ = type
 
 import json
 import os
+import pathlib
 import shutil
 
 import pytest
@@ -43,8 +44,8 @@ PLAYBOOK = """
 """
 
 
-@pytest.fixture
-def host(tmp_path, monkeypatch):
+def _make_host(tmp_path):
+    """The copy of lab1's tree with rxe0's rdma_cm files, and the folder of the dcb TEST DOUBLE: (sysfs, bin)."""
     sysfs = tmp_path / "sys"
     shutil.copytree(FIXTURE, str(sysfs), symlinks=True)
     port = sysfs / "kernel" / "config" / "rdma_cm" / "rxe0" / "ports" / "1"
@@ -55,13 +56,36 @@ def host(tmp_path, monkeypatch):
     bin_dir.mkdir()
     (bin_dir / "dcb").write_text('#!/bin/sh\necho "Attribute read: Operation not supported" >&2\nexit 1\n')
     (bin_dir / "dcb").chmod(0o755)
+    return sysfs, bin_dir
+
+
+def _play(tmp_path, sysfs, values):
+    values.setdefault("sysfs", str(sysfs))
+    rc, tasks, text = run(tmp_path, PLAYBOOK, values, "--check", "--diff")
+    return rc, dict((k.split(" : ", 1)[-1], v) for k, v in tasks.items()), text
+
+
+@pytest.fixture
+def host(tmp_path, monkeypatch):
+    sysfs, bin_dir = _make_host(tmp_path)
     monkeypatch.setenv("PATH", "%s:%s" % (bin_dir, os.environ["PATH"]))
 
     def play(**values):
-        values.setdefault("sysfs", str(sysfs))
-        rc, tasks, text = run(tmp_path, PLAYBOOK, values, "--check", "--diff")
-        return rc, dict((k.split(" : ", 1)[-1], v) for k, v in tasks.items()), text
+        return _play(tmp_path, sysfs, values)
     return play
+
+
+@pytest.fixture(name="persist_false")
+def fixture_persist_false(shared, monkeypatch):
+    """The run with lossless_ethernet_persist: false and nothing else set, made once for the two tests that read it
+    (shared: conftest.py)."""
+    def build(folder):
+        folder = pathlib.Path(folder)
+        sysfs, bin_dir = _make_host(folder)
+        with monkeypatch.context() as patch:
+            patch.setenv("PATH", "%s:%s" % (bin_dir, os.environ["PATH"]))
+            return _play(folder, sysfs, {"lossless_ethernet_persist": False})
+    return shared.once("lossless_ethernet_persist_false", build)
 
 
 def _files(tmp_path, name, content):
@@ -72,10 +96,10 @@ def _files(tmp_path, name, content):
     return str(folder)
 
 
-def test_present_keeps_the_values_before_the_first_apply(host):
+def test_present_keeps_the_values_before_the_first_apply(persist_false):
     # (persistence off: enabling a unit needs systemd, which this machine lacks; the values before the first
     # apply are kept either way)
-    rc, tasks, text = host(lossless_ethernet_persist=False)
+    rc, tasks, text = persist_false
     assert rc == 0, text[-4000:]
     read = tasks["Read what the ports not configured before have now (one call, changes nothing)"]["localhost"]
     assert read["ports"]["eth1"]["before"] == {"roce_mode": "v2", "roce_tos": 106}
@@ -120,8 +144,8 @@ def test_absent_without_kept_values_goes_to_the_driver_defaults_of_what_was_save
     assert any("pfc" in w for w in back.get("warnings", []))
 
 
-def test_persist_false_applies_now_and_nothing_at_boot(host):
-    rc, tasks, text = host(lossless_ethernet_persist=False)
+def test_persist_false_applies_now_and_nothing_at_boot(persist_false):
+    rc, tasks, text = persist_false
     assert rc == 0, text[-4000:]
     assert "Configure lossless RoCE on every port (one call)" in tasks
     assert "Write each port's values before the first apply" in tasks

@@ -1022,12 +1022,17 @@ def _no_children_left():
     return False
 
 
-@pytest.fixture(name="big_host", scope="module")
-def fixture_big_host(tmp_path_factory):
-    """The large synthetic host of benchmarks/facts.py (fixtures/sysfs/synthetic_host.py: 80 devices, SR-IOV VFs, VLANs, rdma_cm)."""
-    sys_root = str(tmp_path_factory.mktemp("big") / "sys")
+def _build_big_host(folder):
+    sys_root = os.path.join(folder, "sys")
     build_host(sys_root)
     return sys_root
+
+
+@pytest.fixture(name="big_host")
+def fixture_big_host(shared):
+    """The large synthetic host of benchmarks/facts.py (fixtures/sysfs/synthetic_host.py: 80 devices, SR-IOV VFs, VLANs,
+    rdma_cm), built once for the tests that read it (shared: conftest.py); none of them writes to it."""
+    return shared.once("rdma_facts_big_host", _build_big_host)
 
 
 @pytest.mark.parametrize("workers", [2, 3, 7, 200])
