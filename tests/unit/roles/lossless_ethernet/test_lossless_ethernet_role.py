@@ -13,6 +13,7 @@ import os
 import pytest
 import yaml
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
 from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
 
 ROLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "roles")
@@ -84,7 +85,7 @@ def test_the_boot_path_runs_the_host_runtime():
         unit = f.read()
     assert "ExecStart={{ host_tools_exec }} qos-apply --dir {{ __lossless_ethernet_saved_dir }}" in unit
     host_vars = _yaml("host_tools", "vars", "main.yml")
-    assert host_vars["host_tools_pyz"] == "/usr/lib/rdma-fabric/rdma-fabric.pyz"
+    assert host_vars["host_tools_pyz"] == "{{ lookup('rdma.fabric.host_path', 'HOST_RUNTIME') }}"
     assert host_vars["host_tools_exec"] == "{{ host_tools_python }} -E -s {{ host_tools_pyz }}"
     assert not os.path.exists(os.path.join(ROLES, "lossless_ethernet", "files"))
 
@@ -115,12 +116,12 @@ def test_the_paths_the_role_reads_are_what_ansible_templates(tmp_path):
        os.path.join(ROLES, "host_tools", "vars", "main.yml"))
     extra = {"lossless_ethernet_resolved_ports": [{"netdev": "eth1"}, {"netdev": "dcbsim0"}],
              "host_tools_python": "/usr/bin/python3",
-             "__lossless_ethernet_state": {"paths": {"/etc/rdma-fabric/lossless": {
+             "__lossless_ethernet_state": {"paths": {paths.LOSSLESS_SAVED_DIR: {
                  "entries": ["eth1.json", "dcbsim0.json", "notes.txt"]}}}}
     rc, tasks, text = run(tmp_path, playbook, extra)
     assert rc == 0, text
     msg = tasks["Paths"]["localhost"]["msg"]
     assert all(p.startswith("/") for p in msg["persist"]), msg["persist"]
-    assert "/etc/rdma-fabric/lossless/eth1.json" in msg["persist"]
-    assert "/etc/rdma-fabric/lossless/dcbsim0.json" in msg["persist"]
+    assert paths.LOSSLESS_SAVED_DIR + "/eth1.json" in msg["persist"]
+    assert paths.LOSSLESS_SAVED_DIR + "/dcbsim0.json" in msg["persist"]
     assert msg["saved"] == ["eth1.json", "dcbsim0.json"]
