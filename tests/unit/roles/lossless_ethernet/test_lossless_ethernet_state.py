@@ -22,6 +22,7 @@ import shutil
 
 import pytest
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
 from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import run
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "sysfs", "lab_rxe_lab1",
@@ -145,3 +146,45 @@ def test_a_plan_on_a_host_without_the_service_reports_it_and_asks_systemd_nothin
 def test_a_bad_state_fails_naming_the_variable(host):
     rc, tasks, text = host(lossless_ethernet_state="gone")
     assert rc != 0 and "lossless_ethernet_state" in text and "present, absent" in text
+
+
+
+HOST_MODULES = ("rdma.fabric.rdma_device_facts", "rdma.fabric.host_state", "rdma.fabric.roce_qos")
+
+
+def port_crossings(tasks):
+    """The remote module calls of a run that touch the port: the facts read, the state read, roce_qos, and file
+    or copy calls on the port's kept files (the values before the first apply, the saved settings); one per loop
+    item."""
+    kept = (paths.LOSSLESS_BEFORE_DIR, paths.LOSSLESS_SAVED_DIR)
+    calls = []
+    for name, hosts in tasks.items():
+        result = hosts.get("localhost") or {}
+        for item in result.get("results") or [result]:
+            if item.get("skipped") or result.get("skipped"):
+                continue
+            action = result.get("action")
+            args = (item.get("invocation") or {}).get("module_args") or {}
+            target = args.get("dest") or args.get("path") or ""
+            if action in HOST_MODULES or (action in ("ansible.builtin.file", "ansible.builtin.copy")
+                                          and target.startswith(kept)):
+                calls.append(name)
+    return calls
+
+
+def test_a_first_apply_crosses_to_the_host_three_times_for_a_port(host):
+    # The default settings (persistence on) on a host where nothing of the role is yet: the facts read, the one
+    # state read, and one roce_qos call that reads the port, keeps its values before the first apply, applies and
+    # saves its settings (8 calls before roce_qos kept the files itself: facts, state, a check-mode roce_qos read,
+    # the folder and file of the values before, roce_qos, the folder and file of the saved settings).
+    rc, tasks, text = host()
+    assert rc == 0, text[-4000:]
+    assert port_crossings(tasks) == ["Read the RDMA facts",
+                                     "Read the tools, the saved settings, the re-apply files and unit, and openibd "
+                                     "(one call)",
+                                     "Read what the ports not configured before have now (one call, changes nothing)",
+                                     "Create the folder of the values before the first apply",
+                                     "Write each port's values before the first apply",
+                                     "Configure lossless RoCE on every port (one call)",
+                                     "Create the folder of saved settings",
+                                     "Save each port's settings (its entry of roce_qos's ports list)"]
