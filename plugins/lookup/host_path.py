@@ -10,7 +10,8 @@ DOCUMENTATION = r"""
 name: host_path
 short_description: A path the collection owns on a host, by its name
 version_added: 0.2.0
-author: rdma.fabric developers
+author:
+  - rdma.fabric developers (@rdma-fabric)
 description:
   - Returns the path constants of C(plugins/module_utils/common/paths.py), the one place where the collection's
     paths on a host (its configuration, state, lock and runtime) are written. The roles read their paths through

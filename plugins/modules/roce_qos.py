@@ -254,6 +254,7 @@ options:
     elements: str
     choices: [before, saved]
     default: []
+    version_added: 0.2.0
 notes:
   - Settings made here are runtime state of the driver; they are lost on reboot or driver reload. The
     C(rdma.fabric.lossless_ethernet) role re-applies them at boot and after a driver restart.

@@ -118,8 +118,8 @@ def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_v
     netdevs = set()
     roce_ports = []
     for _label, facts in hosts:
-        for dev, port in ports(facts, kinds, devices, active_only=True, include_soft=include_soft,
-                                include_vfs=include_vfs):
+        chosen = ports(facts, kinds, devices, active_only=True, include_soft=include_soft, include_vfs=include_vfs)
+        for dev, port in chosen:
             hcas.add((dev["name"], port.get("number") or 1))
             ndev = port_netdev(dev, port)
             if ndev:

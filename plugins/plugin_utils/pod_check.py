@@ -226,8 +226,8 @@ def shared_capacity(pool, hosts, shared_names):
         return None
     fewest, soft = None, []
     for facts in hosts:
-        usable = ["%s:%s" % (d.get("name"), p.get("number")) for d, p in ports(facts, active_only=True, include_soft=False,
-                                                                                       include_vfs=False)]
+        pci = ports(facts, active_only=True, include_soft=False, include_vfs=False)
+        usable = ["%s:%s" % (d.get("name"), p.get("number")) for d, p in pci]
         if fewest is None or len(usable) < len(fewest):
             fewest = usable
         soft.extend("%s:%s" % (d.get("name"), p.get("number")) for d, p in ports(facts, active_only=True, include_vfs=False)

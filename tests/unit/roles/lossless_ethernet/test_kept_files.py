@@ -22,8 +22,8 @@ PROFILE = {"netdev": "dcbsim0", "trust": "dscp", "pfc": [3], "dscp2prio": {26: 3
            "cnp": {"dscp": 48, "priority": 6}, "roce_tos": 106, "roce_mode": "v2", "backend": "auto",
            "on_unsupported": "fail", "ets": None, "ecn": None}
 # DSCP keys given as text, ETS, ECN
-OTHER = {"netdev": "ens1f0", "dscp2prio": {"8": 1, "26": 3, "10": 2}, "ets": [{"tc": 0, "tsa": "ets", "bw": 50},
-                                                                           {"tc": 3, "tsa": "ets", "bw": 50}],
+OTHER = {"netdev": "ens1f0", "dscp2prio": {"8": 1, "26": 3, "10": 2},
+         "ets": [{"tc": 0, "tsa": "ets", "bw": 50}, {"tc": 3, "tsa": "ets", "bw": 50}],
          "ecn": {"np": [3], "rp": [3]}, "mtu": 9000, "pause": False, "prio_tc": [0, 0, 0, 3, 0, 0, 6, 0]}
 
 

@@ -144,7 +144,6 @@ def test_a_bad_state_fails_naming_the_variable(host):
     assert rc != 0 and "lossless_ethernet_state" in text and "present, absent" in text
 
 
-
 HOST_MODULES = ("rdma.fabric.rdma_device_facts", "rdma.fabric.host_state", "rdma.fabric.roce_qos")
 
 
