@@ -23,6 +23,9 @@ description:
     naming the variable, as the module would refuse it; without O(facts) that check is left to the module."
   - "Each port's settings: the input (the defaults), overridden by O(port_settings) for that netdev, overridden by
     the port's own mapping in O(ports); a value V(null) leaves that option of that port alone and is dropped."
+  - "O(port_settings) takes options only (an address - C(device), C(port), C(netdev) - inside it is refused: the key
+    is the port); settings for a netdev that is not one of the resolved ports are a warning (they apply to nothing
+    on this host: a typo, or group variables for hosts of another layout)."
   - Used by the C(rdma.fabric.lossless_ethernet) role (its C(resolve) entry point) and by the fabric report, which
     compares each port with what the role resolved for it.
 options:
@@ -64,6 +67,7 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
+from ansible.utils.display import Display
 
 from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_ports
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
@@ -74,6 +78,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model impor
     normalise_input,
     port_request,
     ON_UNSUPPORTED_CHOICES,
+    ADDRESS_KEYS,
     PORT_ENTRY_KEYS,
 )
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError, host_facts_list
@@ -96,12 +101,12 @@ def _check_defaults(defaults, prefix):
         _fail(prefix + e.param, e.detail)
 
 
-def _check_keys(name, mapping):
+def _check_keys(name, mapping, allowed=PORT_ENTRY_KEYS):
     if not isinstance(mapping, dict):
         _fail(name, "expected a mapping of options, got %r" % (mapping,))
-    unknown = sorted(str(k) for k in mapping if k not in PORT_ENTRY_KEYS)
+    unknown = sorted(str(k) for k in mapping if k not in allowed)
     if unknown:
-        _fail(name, "unknown option(s) %s; allowed: %s" % (", ".join(unknown), ", ".join(PORT_ENTRY_KEYS)))
+        _fail(name, "unknown option(s) %s; allowed: %s" % (", ".join(unknown), ", ".join(allowed)))
 
 
 def _wanted(ports, facts, prefix):
@@ -146,7 +151,9 @@ def roce_qos_ports(defaults, ports=None, port_settings=None, facts=None, var_pre
     if not isinstance(port_settings, dict):
         _fail(prefix + "port_settings", "expected a mapping {NETDEV: {<option>: VALUE}}, got %r" % (port_settings,))
     for netdev, settings in port_settings.items():
-        _check_keys("%sport_settings.%s" % (prefix, netdev), settings)
+        # the key is the port: an address inside (device, port, another netdev) would be dropped
+        _check_keys("%sport_settings.%s" % (prefix, netdev), settings,
+                    tuple(k for k in PORT_ENTRY_KEYS if k not in ADDRESS_KEYS))
     out, where = [], {}
     host = _host_facts(facts)
     for name, entry in _wanted(ports or [], facts, prefix):
@@ -170,6 +177,10 @@ def roce_qos_ports(defaults, ports=None, port_settings=None, facts=None, var_pre
             except ValidationError as e:
                 _fail(name + "." + e.param, e.detail)
         out.append(merged)
+    for netdev in sorted(set(port_settings) - set(where), key=str):
+        # legitimate in group variables for hosts of several layouts, and a typo (ens16O) all the same
+        Display().warning("rdma.fabric.roce_qos_ports: %sport_settings.%s: %s is not one of this host's ports (%s), so "
+                          "these settings apply to nothing here" % (prefix, netdev, netdev, ", ".join(where) or "none"))
     return out
 
 

@@ -18,7 +18,8 @@ description:
   - Reads the current links from sysfs through the collection's facts gatherer (the same read as
     M(rdma.fabric.rdma_device_facts)); changes only what differs. A present link that is missing, or exists on another
     netdev or with another type, is (re)created; a link of the same type on the same netdev under another name is
-    replaced; an absent link that exists is deleted. Hardware RDMA devices are never touched.
+    replaced, with a warning naming the link deleted (whatever uses it loses it); an absent link that exists is
+    deleted. Hardware RDMA devices are never touched.
   - Loads the kernel module a link type needs (C(rdma_rxe), C(siw)) before creating a link. Fails before anything is
     touched when the kernel has no such module (naming the module and the kernel option), when a netdev does not
     exist, or on bad input (naming the parameter and the allowed values).
@@ -158,6 +159,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_link impor
     modules_to_load,
     normalise_links,
     plan_changes,
+    replacements,
 )
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
@@ -226,6 +228,8 @@ def main():
 
     before = current_links(facts)
     delete, create = plan_changes(wanted, before)
+    for text in replacements(wanted, before):
+        module.warn(text)
     load = modules_to_load(create, facts["modules"])
     changed = bool(delete or create)
     rdma, modprobe = "rdma", "modprobe"

@@ -25,6 +25,9 @@ description:
     (C(ports[N].option) in the list form) and the allowed values. A netdev must exist and be a RoCE port, that
     is listed by an RDMA device under C(/sys/class/infiniband) (in C(ports/*/gid_attrs/ndevs), the rxe C(parent)
     file, or C(device/net)) whose port is of kind C(roce) in the facts; iWARP and InfiniBand ports are refused.
+  - Valid settings that defeat the profile are warned about before anything runs, naming the settings and the
+    risk - PFC on all eight priorities; with DSCP trust, a O(roce_tos) whose DSCP maps (O(dscp2prio), else the
+    default map DSCP >> 3) to a priority without PFC (C(roce_tos=0) included); CNPs (O(cnp)) on a priority with PFC.
   - If a step fails part-way (a command that fails or cannot be started), or the module is asked to stop
     (SIGTERM, SIGHUP, SIGINT; the step under way finishes first), the steps this run already applied, on every
     port, are undone in reverse order and the task fails saying which step failed, what was rolled back and what
@@ -233,7 +236,8 @@ options:
     description:
       - Seconds to wait for the host's QoS lock (C(/run/rdma-fabric/qos.lock)) while another run holds it (the
         boot-time re-apply, or another task). When it runs out the task fails, changing nothing, and the error
-        names the holder (pid, what, since when). V(0) does not wait; a negative value is an error.
+        names the holder (pid, what, since when). V(0) does not wait; at most V(86400) (a day), a negative value is
+        an error.
       - In check mode a lock that cannot be created (no write access to C(/run)) only warns.
     type: int
     default: 120
@@ -526,6 +530,9 @@ def argument_spec():
     )
 
 
+LOCK_TIMEOUT_MAX = 86400  # a day: a longer wait is no timeout (a run would hang on a lock that never frees)
+
+
 def _warn_all(module, warnings):
     for w in warnings:
         module.warn(w)
@@ -551,10 +558,13 @@ def main():
         module.fail_json(msg=str(e), param=e.param, commands=[])
     qos = None
     try:
-        if params["lock_timeout"] < 0:
-            raise ValidationError("lock_timeout", "%d is negative; allowed: 0 or more seconds (0: do not wait)" % params["lock_timeout"])
+        if not 0 <= params["lock_timeout"] <= LOCK_TIMEOUT_MAX:
+            raise ValidationError("lock_timeout", "%d is out of range; allowed: 0 (do not wait) to %d seconds"
+                                  % (params["lock_timeout"], LOCK_TIMEOUT_MAX))
         kept = keep.Kept(keep.check_keep(params["keep"], params["ports"]), module.check_mode)
         tree, jobs = engine.plan_call(params)
+        for request, _ref in jobs:  # valid but risky settings: said before anything runs
+            _warn_all(module, model.risks(request.desired, request.prefix))
         with lock.held("roce_qos (Ansible)", params["lock_timeout"], required=not module.check_mode, warn=module.warn):
             if not module.check_mode:
                 engine.check_host_sysfs(CommandRunner(module), tree, jobs)

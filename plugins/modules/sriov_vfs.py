@@ -116,6 +116,7 @@ options:
         C(operstate) lags behind a reset). Writing C(sriov_numvfs) resets some PFs (C(igb) - the link goes and comes
         back about two seconds later), and a VF driver that binds in that gap cannot reach the PF (C(igbvf) - "PF
         still in reset state", a random MAC address, no carrier).
+      - At most V(3600) (an hour; the boot unit waits as long).
       - When the time runs out the VFs are probed all the same (they may still come up with the PF's link), with a
         warning naming the PF and the seconds waited, and RV(pf_link_waits) says so.
       - A PF that was administratively down before the change (no C(IFF_UP) in its C(flags)) is not waited for (its

@@ -26,6 +26,7 @@ import math
 
 from ansible_collections.rdma.fabric.plugins.module_utils.common.perftest import TESTS, PerftestError, check_name
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import port_kind
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import check_folder
 
 TOPOLOGIES = ("ring", "all_pairs")
 # Per-host variables of the rdma_validate role (host_vars / group_vars), read by the planning action.
@@ -352,9 +353,10 @@ def check_options(tests=DEFAULT_TESTS, base_port=18515, min_bw_fraction=0.5, min
     for name, value, low, high in ints:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise ValidateError("%s: %r is out of range; allowed: an integer %d-%d" % (name, value, low, high))
-    if not isinstance(results_dir, str) or "\x00" in results_dir or "\n" in results_dir:
-        raise ValidateError("results_dir: %r is not allowed; allowed: a folder path without NUL or line breaks, "
-                            "or empty" % (results_dir,))
+    try:
+        check_folder(results_dir, "results_dir", empty_ok=True)
+    except ValueError as e:
+        raise ValidateError(str(e))
     for name, value in (("min_bw_fraction", min_bw_fraction), ("min_bw_fraction_soft", min_bw_fraction_soft)):
         if value is None:
             continue

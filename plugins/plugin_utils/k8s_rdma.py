@@ -35,7 +35,15 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
     port_netdev,
     ports,
 )
-from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import check_gid_index, check_pod_ifname, check_tc, roce_gid_and_tos
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import (
+    SOCKET_IFNAME_RE,
+    SOCKET_IFNAME_RULE,
+    check_extra,
+    check_gid_index,
+    check_pod_ifname,
+    check_tc,
+    roce_gid_and_tos,
+)
 from ansible_collections.rdma.fabric.plugins.plugin_utils.pod_check import selector_misses
 
 CNI_TYPES = ("macvlan", "host-device", "ipoib")
@@ -633,7 +641,6 @@ _IMAGE = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _REGISTRY = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*")
 _URL = re.compile(r"(?:https?|oci)://[^\s/$.?#][^\s]*")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FIELD_MANAGER = re.compile(r"[\x21-\x7e]{1,128}")
 
 
@@ -694,7 +701,8 @@ def check_role_vars(values):
         need(name, _plain_text, "a path or name without NUL or line breaks")
     need("node_group", bool, "the name of an inventory group")
     need("field_manager", lambda v: _full(_FIELD_MANAGER, v), "1-128 printable characters without spaces")
-    need("wait_timeout", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "an integer > 0 (seconds)")
+    need("wait_timeout", lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 86400,
+         "a whole number of seconds from 1 to 86400")
     need("namespace", _dns_label, "a Kubernetes namespace name (DNS label: a-z, 0-9, '-', at most 63)")
     need("network_operator_namespace", _dns_label, "a Kubernetes namespace name (DNS label)")
     need("network_operator_release_name", lambda v: _dns_label(v, 53), "a Helm release name (DNS label, at most 53)")
@@ -710,14 +718,14 @@ def check_role_vars(values):
     need("network_operator_chart_repo_url", lambda v: _full(_URL, v), "an http(s):// or oci:// URL")
     need("image_pull_secrets", lambda v: isinstance(v, list) and all(_dns_subdomain(s) for s in v),
          "a list of Secret names (DNS subdomains)")
-    need("shared_dev_plugin_periodic_update_interval", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-         "an integer >= 0 (seconds)")
+    need("shared_dev_plugin_periodic_update_interval",
+         lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 86400,
+         "a whole number of seconds from 0 to 86400")
     need("nccl_configmap_name", lambda v: _dns_subdomain(v) and len(v) <= 189,
          "a ConfigMap name (DNS subdomain, at most 189 characters: '-<node pool id>' is appended)")
     need("nccl_namespaces", lambda v: isinstance(v, list) and len(v) > 0 and all(_dns_label(n) for n in v),
          "a non-empty list of namespace names (DNS labels)")
-    need("nccl_socket_ifname", lambda v: v == "" or _full(re.compile(r"[\^=]?[^\s,]+(,[^\s,]+)*"), v),
-         "empty, or NCCL_SOCKET_IFNAME text such as =net1 or ^docker,lo")
+    need("nccl_socket_ifname", lambda v: v == "" or _full(SOCKET_IFNAME_RE, v), "empty, or " + SOCKET_IFNAME_RULE)
     need("nccl_pod_interface", lambda v: _ok(check_pod_ifname, v),
          "a network interface name inside the pod (1-15 of A-Z, a-z, 0-9, '_', '.', '-'), such as eth0")
     need("nccl_network", lambda v: isinstance(v, str) and (v == "" or _dns_label(v)),
@@ -727,9 +735,8 @@ def check_role_vars(values):
             nccl_network_interface(get("networks"), get("nccl_network"))
         except RdmaFactsError as e:
             errors.append("%snccl_network: %s" % (p, e))
-    need("nccl_extra_env", lambda v: isinstance(v, dict) and all(_full(_ENV_NAME, k) for k in v)
-         and all(x is None or isinstance(x, (str, int, float, bool)) for x in v.values()),
-         "a dict of environment variable names to strings, numbers, booleans or null")
+    need("nccl_extra_env", lambda v: isinstance(v, dict) and not check_extra(v),
+         "a dict of environment variable names ([A-Z_][A-Z0-9_]*) to one line of text, numbers, booleans or null")
     need("node_selector", lambda v: isinstance(v, dict) and all(_label_key(k) and _label_value(x) for k, x in v.items()),
          "a dict of label keys to label values (strings)")
     need("network_operator_values", lambda v: isinstance(v, dict), "a dict of Helm values")

@@ -56,6 +56,11 @@ class PathError(ValueError):
     """A path parameter that cannot name a file (the message names the parameter)."""
 
 
+# Linux's limits: a path of PATH_MAX bytes with its NUL, a name of NAME_MAX (a longer one fails with ENAMETOOLONG).
+PATH_MAX = 4096
+NAME_MAX = 255
+
+
 def check_path(param, value, absolute=True):
     """``value`` as a path for parameter ``param``; :class:`PathError` for what no file name may hold.
 
@@ -63,7 +68,8 @@ def check_path(param, value, absolute=True):
     in a module); other control characters (a newline) are legal in Linux
     file names but never in the paths this collection reads or manages, and
     are where injected text would hide. Relative paths are refused with
-    ``absolute``.
+    ``absolute``; a path or a part longer than Linux takes (PATH_MAX, NAME_MAX)
+    is refused before any system call fails on it.
     """
     if not isinstance(value, str) or not value:
         raise PathError("%s: must be a non-empty path, got %r" % (param, value))
@@ -73,4 +79,7 @@ def check_path(param, value, absolute=True):
         raise PathError("%s: %r contains a control character (newline, tab, ...); allowed: a path without them" % (param, value))
     if absolute and not posixpath.isabs(value):
         raise PathError("%s: %r is relative; allowed: an absolute path" % (param, value))
+    if len(value) >= PATH_MAX or any(len(part) > NAME_MAX for part in value.split("/")):
+        raise PathError("%s: %r... (%d characters) is longer than Linux takes; allowed: a path of at most %d characters, "
+                        "each part at most %d" % (param, value[:40], len(value), PATH_MAX - 1, NAME_MAX))
     return value

@@ -54,6 +54,10 @@ import re
 # The version of ansible_facts.rdma (docs/DESIGN.md, 'Facts schema'); the GPUDirect facts and the report have their own.
 SCHEMA_VERSION = 1
 _NATURAL_RE = re.compile(r"(\d+)")
+# An RDMA device name or a shell glob of them (IB_DEVICE_NAME_MAX is 64): what ``devices`` filters and
+# expected-port matches take. A glob of other characters could only match nothing, silently.
+DEVICE_GLOB_RE = re.compile(r"[A-Za-z0-9_.:*?!\[\]-]{1,64}")
+DEVICE_GLOB_RULE = "an RDMA device name or a shell glob of them such as mlx5_* (letters, digits and _ . : * ? ! [ ] -)"
 PORT_KINDS = ("roce", "infiniband", "iwarp")
 # What a link layer named in a filter's ``link_layers`` selects, in port kinds: the ports whose link layer reads
 # it. An iWARP port reads Ethernet too, so Ethernet is RoCE and iWARP alike (``kinds`` tells them apart).
@@ -160,7 +164,7 @@ def ports(facts, kinds=None, devices=None, active_only=False, include_soft=True,
     down still gets its QoS, so it comes up lossless). The gatherer writes the facts in this order already.
     """
     wanted = check_kinds(kinds)
-    patterns = list(devices or [])
+    patterns = check_device_globs(devices)
     out = []
     for dev in facts.get("devices") or []:
         if not isinstance(dev, dict):
@@ -212,6 +216,18 @@ def link_layer_kinds(link_layers, param="link_layers"):
         raise RdmaFactsError("%s: unknown link layer(s) %s; allowed: %s"
                              % (param, ", ".join(str(b) for b in bad), ", ".join(LINK_LAYERS)))
     return tuple(kind for kind in PORT_KINDS if any(kind in LINK_LAYER_KINDS[ll] for ll in link_layers))
+
+
+def check_device_globs(devices, param="devices"):
+    """Validate a device-name filter (a list of :data:`DEVICE_GLOB_RE` globs); returns a list (empty = all)."""
+    if devices is None:
+        return []
+    if not isinstance(devices, (list, tuple)):
+        raise RdmaFactsError("%s must be a list of RDMA device name globs, got %r" % (param, devices))
+    for i, pattern in enumerate(devices):
+        if not isinstance(pattern, str) or not DEVICE_GLOB_RE.fullmatch(pattern):
+            raise RdmaFactsError("%s[%d]: %r is not allowed; allowed: %s" % (param, i, pattern, DEVICE_GLOB_RULE))
+    return list(devices)
 
 
 def port_netdev(dev, port):

@@ -7,8 +7,12 @@ never change the same port at the same time.
 
 An ``flock`` on :data:`LOCK_PATH` (``/run``: gone at reboot, and the kernel
 releases it when the holder dies, so a crashed run never leaves it taken).
-The holder writes who it is into the file (pid, what, since when); a run that
-waits longer than its timeout fails with an error naming that holder.
+The holder writes who it is into the file (pid, what, since when) and empties
+it when it is done; a run that waits longer than its timeout fails with an
+error naming that holder. A run that takes the lock and finds a record there
+found the trace of a holder that ended without letting go (SIGKILL, a crash,
+power loss mid-apply): it says so (``warn``), naming that holder and that it
+is gone, and writes its own record over it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -35,13 +39,19 @@ class LockError(QosError):
     """The lock could not be taken (held too long by someone else, or not creatable)."""
 
 
-def _holder(fd):
-    """Who holds the lock, as text, from what the holder wrote."""
+def _record(fd):
+    """What the last holder wrote (``{}`` when nothing, or nothing readable)."""
     try:
         data = os.pread(fd, 4096, 0).decode("utf-8", "replace")
         info = json.loads(data) if data.strip() else {}
     except (OSError, ValueError):
-        info = {}
+        info = {"unreadable": True}
+    return info if isinstance(info, dict) else {"unreadable": True}
+
+
+def _holder(fd):
+    """Who holds the lock, as text, from what the holder wrote."""
+    info = _record(fd)
     pid = info.get("pid")
     if not isinstance(pid, int):
         return "a process that did not say who it is"
@@ -123,6 +133,14 @@ def held(by, timeout, path=None, required=True, warn=None):
                 "another QoS run holds the lock %s: %s. Gave up after %s s; nothing was changed. Wait for "
                 "it to end (the boot-time re-apply logs to journalctl -u rdma-fabric-lossless) or give "
                 "a longer lock_timeout" % (path, _holder(fd), timeout))
+        stale = _record(fd)
+        if stale and warn is not None:
+            pid = stale.get("pid")
+            warn("the QoS lock %s held the record of %s, which is gone without releasing it (killed or crashed "
+                 "mid-run): a port it was changing may be half done; this run reads every port again and applies "
+                 "what differs" % (path, "pid %d (%s, since %s)" % (pid, stale.get("by") or "unknown",
+                                                                     stale.get("since") or "unknown")
+                                   if isinstance(pid, int) else "an unreadable holder"))
         info = json.dumps({"pid": os.getpid(), "by": by,
                            "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         os.ftruncate(fd, 0)

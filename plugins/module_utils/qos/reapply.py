@@ -143,7 +143,8 @@ def cli_main(argv):
     stop = StopSignals()
     tree = SysfsTree(opts.sysfs)
     try:
-        with stop.watch(), lock.held("%s qos-apply" % PROG, opts.lock_timeout, path=opts.lock, required=not opts.check):
+        with stop.watch(), lock.held("%s qos-apply" % PROG, opts.lock_timeout, path=opts.lock, required=not opts.check,
+                                     warn=lambda text: say("warning: " + text)):
             present = []
             for req in requests:
                 try:

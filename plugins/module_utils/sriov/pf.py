@@ -28,7 +28,8 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.numbers import 
 from ansible_collections.rdma.fabric.plugins.module_utils.common.sriov import SriovError, vf_argv
 
 # An mlxconfig device: a PCI address or an mst device path.
-FW_DEVICE_RE = re.compile(r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|/dev/mst/[A-Za-z0-9_.]+")
+# An mst device name does not start with '.': "/dev/mst/.." would be /dev itself.
+FW_DEVICE_RE = re.compile(r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|/dev/mst/[A-Za-z0-9_][A-Za-z0-9_.]{0,63}")
 FW_KEYS = ("SRIOV_EN", "NUM_OF_VFS")
 _FW_LINE_RE = re.compile(r"\s*\*?\s*(SRIOV_EN|NUM_OF_VFS)\s+(.*?)\s*")
 _FW_VALUE_RE = re.compile(r"(?:True|False)?\(?(\d+)\)?")
@@ -165,10 +166,14 @@ def pf_commands(sysfs, want, have, steps, changes, ip):
     return commands
 
 
+LINK_TIMEOUT_MAX = 3600  # an hour: the boot unit waits this long for the link; longer would hold the boot
+
+
 def check_link_timeout(value, param="pf_link_timeout"):
     """``value`` as whole seconds to wait for a PF's link before its VFs are probed (0: do not wait)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SriovError("Invalid %s: %r; allowed: a whole number of seconds, 0 (do not wait) or more" % (param, value))
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LINK_TIMEOUT_MAX:
+        raise SriovError("Invalid %s: %r; allowed: a whole number of seconds from 0 (do not wait) to %d"
+                         % (param, value, LINK_TIMEOUT_MAX))
     return value
 
 

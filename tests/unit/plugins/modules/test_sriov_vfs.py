@@ -374,10 +374,12 @@ def test_firmware_applied_with_the_flag_then_idempotent(run_main, host):
     assert ok and not again["changed"] and not again["reboot_required"]
 
 
-def test_firmware_bad_device():
+@pytest.mark.parametrize("device", ["mlx5_0; reboot", "/dev/mst/..", "/dev/mst/.", "/dev/mst/../sda", "/dev/mst/"])
+def test_firmware_bad_device(device):
     with pytest.raises(sriov_rules.SriovError) as err:
-        sr.check_firmware([{"device": "mlx5_0; reboot", "num_vfs": 1}])
+        sr.check_firmware([{"device": device, "num_vfs": 1}])
     assert "is not a PCI address" in str(err.value)
+    sr.check_firmware([{"device": "/dev/mst/mt4119_pciconf0.1", "num_vfs": 1}])
 
 
 def test_firmware_device_given_twice_fails_before_anything(run_main, host):
@@ -491,7 +493,8 @@ def test_no_wait_with_timeout_0_in_check_mode_or_without_a_probe(run_main, reset
 
 
 @pytest.mark.parametrize("value, needle", [
-    (-1, "Invalid pf_link_timeout: -1; allowed: a whole number of seconds, 0 (do not wait) or more"),
+    (-1, "Invalid pf_link_timeout: -1; allowed: a whole number of seconds from 0 (do not wait) to 3600"),
+    (10 ** 9, "Invalid pf_link_timeout: 1000000000; allowed: a whole number of seconds from 0 (do not wait) to 3600"),
     ("soon", "argument 'pf_link_timeout' is of type"),
     (1.5, "argument 'pf_link_timeout' is of type"),
 ])
