@@ -24,11 +24,17 @@ options:
     default: []
 """
 
-    # nccl_env, nccl_pod_env, rdma_selectors, rdma_node_labels (ucx_env selects by port kind instead).
+    # nccl_env, nccl_pod_env, rdma_selectors, rdma_node_labels (ucx_env selects by port kind instead). The meaning
+    # in kinds is rdma_schema.LINK_LAYER_KINDS; rdma_shared_dev_plugin_config and k8s_rdma_stack's argument specs
+    # say the same of their link_layers.
     LINK_LAYERS = r"""
 options:
   link_layers:
-    description: Only ports of these link layers (C(Ethernet) for RoCE, C(InfiniBand)). Empty means all.
+    description:
+      - Only ports whose link layer reads one of these. In the port kinds of P(rdma.fabric.rdma_ports#filter),
+        C(Ethernet) selects C(roce) and C(iwarp) ports (an iWARP port reads Ethernet too; RoCE settings such as the
+        GID index and traffic class still come from the RoCE ports only), C(InfiniBand) selects C(infiniband) ports.
+      - Empty means all (ports whose link layer is unknown included).
     type: list
     elements: str
     default: []

@@ -52,7 +52,9 @@ options:
         description: Explicit selectors; empty means derive them from the facts.
         type: dict
       link_layers:
-        description: Derive selectors only from ports of these link layers.
+        description: >-
+          Derive selectors only from ports of these link layers (C(Ethernet) selects the port kinds C(roce) and
+          C(iwarp), C(InfiniBand) the kind C(infiniband)).
         type: list
         elements: str
       rdma_devices:

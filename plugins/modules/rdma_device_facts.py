@@ -102,11 +102,10 @@ EXAMPLES = r"""
 - name: Gather RDMA facts
   rdma.fabric.rdma_device_facts:
 
-- name: Show each RoCE port's netdev and the GID index NCCL needs
+- name: Show each RoCE port's netdev and the GID index NCCL needs (the port kind from the rdma_ports filter)
   ansible.builtin.debug:
-    msg: "{{ item.0.name }}/{{ item.1.number }} {{ item.1.netdev }} gid {{ item.1.roce_v2_ipv4_gid_index }}"
-  loop: "{{ ansible_facts.rdma.devices | subelements('ports') }}"
-  when: item.1.link_layer == 'Ethernet'
+    msg: "{{ item.device }}/{{ item.port }} {{ item.netdev }} gid {{ item.roce_v2_ipv4_gid_index }}"
+  loop: "{{ ansible_facts.rdma | rdma.fabric.rdma_ports(kinds=['roce']) }}"
 
 - name: Only the mlx5 devices, with port counters
   rdma.fabric.rdma_device_facts:

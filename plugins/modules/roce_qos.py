@@ -241,6 +241,24 @@ options:
       - In check mode a lock that cannot be created (no write access to C(/run)) only warns.
     type: int
     default: 120
+  keep:
+    description:
+      - Files the module keeps for each port of O(ports) in the same call, for the C(rdma.fabric.lossless_ethernet)
+        role (the list form only). Each is written atomically, 0644 in a 0755 folder, owned by root; the folders
+        are the collection's own and cannot be changed. Check mode writes nothing; the result (RV(ports) C(kept))
+        and the diff say what a run would write.
+      - V(before) writes C(/var/lib/rdma-fabric/lossless-before/<netdev>.json), C({"netdev", "before"}) with what
+        the port had before any change of this call (its C(before)), for each port that has none yet; it is never
+        replaced (the role's C(lossless_ethernet_state=absent) puts it back). It is written before the first
+        change; a run that fails then leaves it.
+      - V(saved) writes C(/etc/rdma-fabric/lossless/<netdev>.json), the port's entry of O(ports) (each entry must
+        give C(netdev)), which C(rdma-fabric qos-apply) re-applies at boot, once every port is configured;
+        replaced when its content, mode or owner differs.
+    type: list
+    elements: str
+    choices: [before, saved]
+    default: []
+    version_added: 0.2.0
 notes:
   - Settings made here are runtime state of the driver; they are lost on reboot or driver reload. The
     C(rdma.fabric.lossless_ethernet) role re-applies them at boot and after a driver restart.
@@ -322,6 +340,8 @@ ports:
       RV(before), RV(after), RV(changes), RV(drift), RV(commands), RV(unsupported)).
     - On a failure before anything was changed, a port that could not be configured has C(failed) and C(msg)
       instead.
+    - With O(keep), a port's C(kept) maps each kept file's kind (C(before), C(saved)) to its C(path) and whether
+      the call wrote it (or would, in check mode) (C(changed)).
   returned: always, except on bad input
   type: dict
   sample: {"dcbsim0": {"changed": true, "netdev": "dcbsim0", "device": "rxe9", "port": 1, "backend": "dcb",
@@ -463,7 +483,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
 from ansible_collections.rdma.fabric.plugins.module_utils.argspec.sysfs_path import SYSFS_PATH
 from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine, lock
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine, keep, lock
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import CommandRunner
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError, PortsError, QosRun
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError, ValidationError
@@ -506,6 +526,7 @@ def argument_spec():
         on_unsupported=dict(type="str", default="fail", choices=list(model.ON_UNSUPPORTED_CHOICES)),
         sysfs_path=SYSFS_PATH,
         lock_timeout=dict(type="int", default=120),
+        keep=dict(type="list", elements="str", default=[], choices=list(keep.KINDS)),
     )
 
 
@@ -540,6 +561,7 @@ def main():
         if not 0 <= params["lock_timeout"] <= LOCK_TIMEOUT_MAX:
             raise ValidationError("lock_timeout", "%d is out of range; allowed: 0 (do not wait) to %d seconds"
                                   % (params["lock_timeout"], LOCK_TIMEOUT_MAX))
+        kept = keep.Kept(keep.check_keep(params["keep"], params["ports"]), module.check_mode)
         tree, jobs = engine.plan_call(params)
         for request, _ref in jobs:  # valid but risky settings: said before anything runs
             _warn_all(module, model.risks(request.desired, request.prefix))
@@ -547,7 +569,16 @@ def main():
             if not module.check_mode:
                 engine.check_host_sysfs(CommandRunner(module), tree, jobs)
             qos = QosRun(CommandRunner(module), tree, jobs, check_mode=module.check_mode)
-            result = engine.flatten(qos.run(), params)
+            applied = qos.run(before_apply=kept.before)
+            try:
+                kept.saved(params["ports"] or [])
+            except QosError as e:
+                _warn_all(module, qos.warnings)
+                module.fail_json(msg="the ports are configured, but saving their settings failed: %s" % e,
+                                 ports=applied["ports"], changed=True, commands=applied["commands"])
+            result = engine.flatten(applied, params)
+        kept.report(result["ports"])
+        result["changed"] = result["changed"] or kept.changed
     except ApplyError as e:
         _warn_all(module, qos.warnings)
         # Rolled back completely: the ports are as they were. Otherwise they were left changed.
@@ -565,6 +596,8 @@ def main():
     _warn_all(module, qos.warnings)
     if module._diff:
         result["diff"] = _diff(result, params)
+        if params.get("ports") is not None:
+            result["diff"] += kept.diff()
     module.exit_json(**result)
 
 

@@ -27,14 +27,14 @@ import re
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     USER_SPACE_MODULES,
     RdmaFactsError,
-    check_link_layers,
     describe_ports,
     host_facts_list,
+    link_layer_kinds,
     natural_key,
     pci_id,
     port_kind,
     port_netdev,
-    select_ports,
+    ports,
 )
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import (
     SOCKET_IFNAME_RE,
@@ -79,9 +79,10 @@ def shared_dev_selectors(data, link_layers=None, devices=None, include_soft=Fals
     SR-IOV VFs are never selected here (the SR-IOV device plugin owns them).
     """
     hosts = host_facts_list(data)
+    kinds = link_layer_kinds(link_layers)
     chosen = []
     for _label, facts in hosts:
-        chosen.extend(select_ports(facts, link_layers, devices, include_soft, include_vfs=False))
+        chosen.extend(ports(facts, kinds, devices, active_only=True, include_soft=include_soft, include_vfs=False))
     out = _derived_selectors(chosen)
     if not out:
         raise _no_rdma_error(hosts, "device plugin selectors")
@@ -97,6 +98,7 @@ def sriov_vf_selectors(data, link_layers=None, devices=None):
     ``infiniband``), which this plugin's netDevice selector compares too.
     """
     hosts = host_facts_list(data)
+    kinds = link_layer_kinds(link_layers)
     vendors, dev_ids, drivers, pf_names, link_types = [], [], [], [], []
     for _label, facts in hosts:
         pf_netdev = {}
@@ -105,7 +107,7 @@ def sriov_vf_selectors(data, link_layers=None, devices=None):
                 for port in dev.get("ports") or []:
                     if port.get("netdev"):
                         pf_netdev.setdefault(dev["pci_address"], port["netdev"])
-        for dev, port in select_ports(facts, link_layers, devices, include_soft=False, include_vfs=True):
+        for dev, port in ports(facts, kinds, devices, active_only=True, include_soft=False, include_vfs=True):
             sriov = dev.get("sriov") or {}
             if not sriov.get("is_vf"):
                 continue
@@ -160,15 +162,16 @@ def node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, incl
     if nccl_pool is not None and (not isinstance(nccl_pool, str) or not _DNS_LABEL.fullmatch(nccl_pool) or len(nccl_pool) > 63):
         raise RdmaFactsError("nccl_pool must be a node pool id (a DNS label such as roce1-4c1d2f0a), got %r" % (nccl_pool,))
     facts = hosts[0][1]
-    ports = select_ports(facts, link_layers, devices, include_soft, include_vfs=False)
-    labels = {"%s/capable" % prefix: "true" if ports else "false"}
+    chosen = ports(facts, link_layer_kinds(link_layers), devices, active_only=True, include_soft=include_soft,
+                   include_vfs=False)
+    labels = {"%s/capable" % prefix: "true" if chosen else "false"}
     if nccl_pool is not None:
         labels["%s/nccl-pool" % prefix] = nccl_pool
-    if not ports:
+    if not chosen:
         return labels
-    layers = {p.get("link_layer") for _d, p in ports}
+    layers = {p.get("link_layer") for _d, p in chosen}
     labels["%s/link-layer" % prefix] = layers.pop() if len(layers) == 1 else "Mixed"
-    roce = [p for d, p in ports if port_kind(d, p) == "roce"]
+    roce = [p for d, p in chosen if port_kind(d, p) == "roce"]
     if roce:
         idx = roce_gid_and_tos(roce)[0]
         if idx is not None:
@@ -536,7 +539,7 @@ def check_shared_resources(resources):
                                      % (name, key, ", ".join(SELECTOR_KEYS)))
             if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
                 raise RdmaFactsError("shared device resource %s: selector %s must be a list of strings" % (name, key))
-        check_link_layers(res.get("link_layers"), "shared device resource %s: link_layers" % name)
+        link_layer_kinds(res.get("link_layers"), "shared device resource %s: link_layers" % name)
         globs = res.get("rdma_devices")
         if globs is not None and (not isinstance(globs, list) or not all(isinstance(g, str) and g for g in globs)):
             raise RdmaFactsError("shared device resource %s: rdma_devices must be a list of name globs such as mlx5_*" % name)
@@ -585,20 +588,25 @@ def split_ports(ports_in_order, part, parts):
     return ports_in_order[start:start + size + (1 if part <= extra else 0)]
 
 
+def resource_ports(res, facts, include_soft=False):
+    """The ports of ONE node a derived shared-device resource shares out, before its ``split``: any state, no SR-IOV
+    virtual functions, soft devices only with ``include_soft``, restricted by ``link_layers`` and ``rdma_devices``."""
+    return ports(facts, link_layer_kinds(res.get("link_layers")), res.get("rdma_devices"), include_soft=include_soft,
+                 include_vfs=False)
+
+
 def shared_dev_assignment(resources, facts, include_soft=False):
     """``{resourceName: [(dev, port), ...]}``: the ports of ONE node that each derived resource gives out.
 
-    Ports in any state (a DOWN port keeps its place, so the parts do not move when a link drops; only the ACTIVE
-    ones go into the selectors), SR-IOV virtual functions never (the SR-IOV plugin owns them), soft devices only with
-    ``include_soft``, restricted by the resource's ``link_layers`` and ``rdma_devices``; with ``split`` only its part
-    of those, in :func:`port_layout_key` order. Resources with explicit ``selectors`` are not derived (left out).
+    Its :func:`resource_ports` (in any state: a DOWN port keeps its place, so the parts do not move when a link
+    drops; only the ACTIVE ones go into the selectors); with ``split`` only its part of those, in
+    :func:`port_layout_key` order. Resources with explicit ``selectors`` are not derived (left out).
     """
     out = {}
     for res in resources:
         if res.get("selectors"):
             continue
-        chosen = select_ports(facts, res.get("link_layers"), res.get("rdma_devices"), include_soft,
-                              include_vfs=False, active_only=False)
+        chosen = resource_ports(res, facts, include_soft)
         split = res.get("split")
         if split:
             chosen = split_ports(sorted(chosen, key=port_layout_key), split["part"], split["parts"])
@@ -631,7 +639,7 @@ def _overlaps(config_list, derived, assignments, hosts):
     for label, facts in hosts:
         given = dict(("%s:%s" % (d.get("name"), p.get("number")), name)
                      for name, chosen in assignments[label].items() for d, p in chosen)
-        for dev, port in select_ports(facts, include_soft=False, include_vfs=False, active_only=False):
+        for dev, port in ports(facts, include_soft=False, include_vfs=False):
             what = "%s:%s" % (dev.get("name"), port.get("number"))
             netdev = port_netdev(dev, port)
             hits = [e["resourceName"] for e in config_list if selector_misses("shared", e.get("selectors"), dev, port) == []]
@@ -808,8 +816,7 @@ def shared_dev_gaps(resources, data, include_soft=False, pool_resources=None):
             if any(p.get("state") == "ACTIVE" for _d, p in mine):
                 placed.add(name)
                 continue
-            pool_ports = select_ports(facts, res.get("link_layers"), res.get("rdma_devices"), include_soft,
-                                      include_vfs=False, active_only=False)
+            pool_ports = resource_ports(res, facts, include_soft)
             names = ", ".join("%s:%s" % (d.get("name"), p.get("number"))
                               for d, p in sorted(pool_ports, key=port_layout_key)) or "none"
             if mine:
@@ -1015,7 +1022,7 @@ def check_role_vars(values):
         ("nccl_tc", check_tc),
         ("shared_devices", check_shared_resources),
         ("shared_devices_pools", check_shared_resources_by_pool),
-        ("nccl_link_layers", check_link_layers),
+        ("nccl_link_layers", link_layer_kinds),
     )
     for name, check in checks:
         if p + name in values:

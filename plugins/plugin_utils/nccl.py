@@ -43,9 +43,10 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
     describe_ports,
     host_facts_list,
     natural_key,
+    link_layer_kinds,
     port_kind,
     port_netdev,
-    select_ports,
+    ports,
 )
 
 GID_INDEX_MODES = ("auto", "omit")
@@ -121,11 +122,13 @@ def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_v
         raise RdmaFactsError("socket_ifname must be %s, got %r" % (SOCKET_IFNAME_RULE, socket_ifname))
 
     hosts = host_facts_list(data)
+    kinds = link_layer_kinds(link_layers)
     hcas = set()
     netdevs = set()
     roce_ports = []
     for _label, facts in hosts:
-        for dev, port in select_ports(facts, link_layers, devices, include_soft, include_vfs):
+        chosen = ports(facts, kinds, devices, active_only=True, include_soft=include_soft, include_vfs=include_vfs)
+        for dev, port in chosen:
             hcas.add((dev["name"], port.get("number") or 1))
             ndev = port_netdev(dev, port)
             if ndev:

@@ -44,7 +44,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
     host_facts_list,
     pci_id,
     port_netdev,
-    select_ports,
+    ports,
 )
 
 BUILTIN_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
@@ -269,7 +269,7 @@ def matches(plugin, entry, facts):
     sel = entry.get("selectors") or {}
     hits, misses = [], []
     pf_netdevs = _pf_netdevs(facts)
-    for dev, port in select_ports(facts, include_soft=True, include_vfs=plugin == "sriov"):
+    for dev, port in ports(facts, active_only=True, include_soft=True, include_vfs=plugin == "sriov"):
         what = "%s:%s" % (dev.get("name"), port.get("number"))
         if dev.get("soft"):
             misses.append("%s is a soft device (the plugin finds devices through their PCI function)" % what)
@@ -309,10 +309,11 @@ def shared_capacity(pool, hosts, shared_names):
         return None
     fewest, soft = None, []
     for facts in hosts:
-        usable = ["%s:%s" % (d.get("name"), p.get("number")) for d, p in select_ports(facts, include_soft=False)]
+        pci = ports(facts, active_only=True, include_soft=False, include_vfs=False)
+        usable = ["%s:%s" % (d.get("name"), p.get("number")) for d, p in pci]
         if fewest is None or len(usable) < len(fewest):
             fewest = usable
-        soft.extend("%s:%s" % (d.get("name"), p.get("number")) for d, p in select_ports(facts, include_soft=True)
+        soft.extend("%s:%s" % (d.get("name"), p.get("number")) for d, p in ports(facts, active_only=True, include_vfs=False)
                     if d.get("soft"))
     if fewest is None or len(fewest) >= len(shared_names):
         return None

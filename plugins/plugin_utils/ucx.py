@@ -11,7 +11,7 @@ Debian 12 ships it and the current master: ``src/ucp/core/ucp_context.c``,
 * ``UCX_NET_DEVICES``: the network devices UCX may use, ``dev:port`` for RDMA
   ports (``mlx5_0:1``), a netdev name for TCP (``eth0``); default ``all``.
   Here: every ACTIVE RDMA port whose kind (``rdma_schema.port_kind``) is
-  ``roce`` or ``infiniband``, naturally sorted, through ``select_ports``.
+  ``roce`` or ``infiniband``, naturally sorted, through ``rdma_schema.ports``.
 * iWARP: UCX's verbs transports refuse iWARP devices (``uct_ib_device_is_supported``
   accepts only ``IBV_TRANSPORT_IB`` devices, "iWarp device ... is not
   supported" in 1.13), so an iWARP port never goes into ``UCX_NET_DEVICES``
@@ -64,7 +64,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
     natural_key,
     port_kind,
     port_netdev,
-    select_ports,
+    ports,
 )
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import (
     _merge_extra,
@@ -145,7 +145,7 @@ def ucx_env(data, tc=None, gid_index="auto", transports="auto", devices=None, in
     if not isinstance(cuda, bool):
         raise RdmaFactsError("cuda must be true or false, got %r" % (cuda,))
 
-    selected = select_ports(facts, devices=devices, include_soft=include_soft, include_vfs=include_vfs)
+    selected = ports(facts, devices=devices, active_only=True, include_soft=include_soft, include_vfs=include_vfs)
     rdma = [(dev, port) for dev, port in selected if port_kind(dev, port) in UCX_RDMA_KINDS]
     env = {}
     if not rdma:

@@ -12,10 +12,14 @@ with --counters the dcbsim per-DSCP transmit counters; plus the saved settings f
 host runtime's files, the service and the dcbsim fault-injection parameter. Reading configfs needs the
 device's folder: it is created for the read and removed again when this
 created it (as cma_roce_tos does), so the host is left as it was.
+
+The collection's paths come as options (--saved-dir, --runtime), from the rdma.fabric.host_path lookup
+(vars/paths.yml): this file writes none of them.
 """
 
 from __future__ import absolute_import, division, print_function
 
+import argparse
 import glob
 import hashlib
 import json
@@ -24,8 +28,6 @@ import stat
 import subprocess
 import sys
 
-SAVED_DIR = "/etc/rdma-fabric/lossless"
-RUNTIME = ("/usr/lib/rdma-fabric/rdma-fabric.pyz", "/usr/sbin/rdma-fabric")
 LEGACY_TOOL = "/usr/local/libexec/rdma-fabric"
 UNIT = "rdma-fabric-lossless.service"
 CONFIGFS = "/sys/kernel/config/rdma_cm"
@@ -119,9 +121,9 @@ def netdev_state(netdev, with_counters):
     }
 
 
-def saved():
+def saved(saved_dir):
     out = {}
-    for path in sorted(glob.glob(os.path.join(SAVED_DIR, "*.json"))):
+    for path in sorted(glob.glob(os.path.join(saved_dir, "*.json"))):
         with open(path, "rb") as f:
             data = f.read()
         out[os.path.basename(path)] = {
@@ -132,10 +134,10 @@ def saved():
     return out
 
 
-def runtime():
+def runtime(files):
     """The host runtime's files (mode, SHA-1) and whether the earlier re-apply tool is gone."""
     out = {}
-    for path in RUNTIME:
+    for path in files:
         try:
             with open(path, "rb") as f:
                 data = f.read()
@@ -160,11 +162,15 @@ def unit_jobs():
 
 
 def main():
-    args = sys.argv[1:]
-    with_counters = "--counters" in args
-    netdevs = [a for a in args if a != "--counters"]
-    state = {"netdevs": dict((n, netdev_state(n, with_counters)) for n in netdevs),
-             "saved": saved(), "runtime": runtime(), "unit": unit(), "unit_jobs": unit_jobs(),
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--counters", action="store_true")
+    ap.add_argument("--saved-dir", required=True, help="lossless_ethernet's saved settings (LOSSLESS_SAVED_DIR)")
+    ap.add_argument("--runtime", action="append", required=True,
+                    help="a file of the host runtime (HOST_RUNTIME, HOST_RUNTIME_COMMAND)")
+    ap.add_argument("netdevs", nargs="*")
+    opts = ap.parse_args(sys.argv[1:])
+    state = {"netdevs": dict((n, netdev_state(n, opts.counters)) for n in opts.netdevs),
+             "saved": saved(opts.saved_dir), "runtime": runtime(opts.runtime), "unit": unit(), "unit_jobs": unit_jobs(),
              "dcbsim_fail": read("/sys/module/dcbsim/parameters/fail")}
     print(json.dumps(state, sort_keys=True))
 

@@ -3,8 +3,11 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The paths the collection owns on a host, written once, and the rule every path parameter obeys.
 
-The roles write these files; the modules and the host runtime read or hold them. A role's own copy of a
-path (its ``vars/main.yml``) names the constant here in a comment.
+The modules and the host runtime import the constants; the roles and the lab scenarios read them through the
+``rdma.fabric.host_path`` lookup (``lookup('rdma.fabric.host_path', 'LOSSLESS_SAVED_DIR')``), so no YAML spells
+a path out. A role variable whose user-facing default is one of them (argument specs need the literal) is checked
+against it by tests/unit/roles/test_host_paths.py, which also fails on a path under :data:`OWNED_DIRS` written
+out anywhere in roles/, molecule/ or playbooks/.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -13,21 +16,40 @@ __metaclass__ = type
 
 import posixpath
 
-# The host runtime (built by plugin_utils/host_bundle.py, installed by the host_tools role) and its command.
-HOST_RUNTIME = "/usr/lib/rdma-fabric/rdma-fabric.pyz"
-HOST_RUNTIME_COMMAND = "/usr/sbin/rdma-fabric"
-# lossless_ethernet: each port's saved settings (<netdev>.json), re-applied at boot by ``rdma-fabric qos-apply``.
-LOSSLESS_SAVED_DIR = "/etc/rdma-fabric/lossless"
-# The host's one QoS lock: roce_qos, qos-apply and the metrics collector's drift read.
-QOS_LOCK = "/run/rdma-fabric/qos.lock"
-# What the host runtime keeps between runs (the time of the last lossless apply).
+# The folders the collection owns on a host: its configuration, its state, its lock, its runtime.
+CONFIG_DIR = "/etc/rdma-fabric"
 STATE_DIR = "/var/lib/rdma-fabric"
+RUN_DIR = "/run/rdma-fabric"
+HOST_RUNTIME_DIR = "/usr/lib/rdma-fabric"
+OWNED_DIRS = (CONFIG_DIR, STATE_DIR, RUN_DIR, HOST_RUNTIME_DIR)
+
+# The host runtime (built by plugin_utils/host_runtime.py, installed by the host_tools role) and its command.
+HOST_RUNTIME = HOST_RUNTIME_DIR + "/rdma-fabric.pyz"
+HOST_RUNTIME_COMMAND = "/usr/sbin/rdma-fabric"
+# lossless_ethernet: each port's saved settings (<netdev>.json), re-applied at boot by ``rdma-fabric qos-apply``,
+# and what each port had before the role's first change (<netdev>.json, put back by lossless_ethernet_state: absent).
+LOSSLESS_SAVED_DIR = CONFIG_DIR + "/lossless"
+LOSSLESS_BEFORE_DIR = STATE_DIR + "/lossless-before"
+# The host's one QoS lock: roce_qos, qos-apply and the metrics collector's drift read.
+QOS_LOCK = RUN_DIR + "/qos.lock"
 # rdma_metrics: the collector's configuration.
-METRICS_CONFIG = "/etc/rdma-fabric/metrics.json"
+METRICS_CONFIG = CONFIG_DIR + "/metrics.json"
 # gpudirect: the peer-memory module loaded at boot, the ACS boot record, the ACS words before the first clear.
 GPUDIRECT_MODULES_LOAD = "/etc/modules-load.d/rdma-fabric-gpudirect.conf"
-GPUDIRECT_ACS_BOOT_CONFIG = "/etc/rdma-fabric/gpudirect-acs.json"
-GPUDIRECT_ACS_SAVED = "/var/lib/rdma-fabric/gpudirect-acs-before.json"
+GPUDIRECT_ACS_BOOT_CONFIG = CONFIG_DIR + "/gpudirect-acs.json"
+GPUDIRECT_ACS_SAVED = STATE_DIR + "/gpudirect-acs-before.json"
+# mofed: the packages the role added (what mofed_state: absent removes), the record of the last run that changed
+# nothing (the no-change path).
+MOFED_ADDED = STATE_DIR + "/mofed-added.json"
+MOFED_APPLIED = STATE_DIR + "/mofed-applied.json"
+# job_env: the default of job_env_env_file_path (a user setting: the role's defaults hold the literal).
+JOB_ENV_FILE = CONFIG_DIR + "/job.env"
+
+
+def host_paths():
+    """``{NAME: path}`` of every path constant above (what the ``rdma.fabric.host_path`` lookup answers)."""
+    return dict((name, value) for name, value in globals().items()
+                if name.isupper() and not name.startswith("_") and isinstance(value, str))
 
 
 class PathError(ValueError):

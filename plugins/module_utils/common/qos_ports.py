@@ -18,7 +18,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import ValidationError, check_netdev_name
-from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import port_kind, port_netdev, ports, roce_ports
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import port_kind, port_netdev, ports
 
 KIND_TEXT = {"iwarp": "an iWARP port (node type RNIC)", "infiniband": "an InfiniBand port", None: "a port of unknown kind"}
 
@@ -88,7 +88,7 @@ def resolve(facts, req, where="in the RDMA facts"):
 def roce_netdevs(facts):
     """The netdev of every RoCE port of ``facts``, in facts order, each once: the ports of ``ports: []``."""
     seen = []
-    for dev, port in roce_ports(facts):
+    for dev, port in ports(facts, kinds=["roce"]):
         netdev = port_netdev(dev, port)
         if netdev and netdev not in seen:
             seen.append(netdev)

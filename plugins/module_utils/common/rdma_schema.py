@@ -19,17 +19,24 @@ both import this file, so it uses nothing but the standard library. The
 filter ``rdma.fabric.rdma_ports`` exposes :func:`ports` to roles and
 playbooks, so YAML never restates the rule.
 
-Filters and roles that turn facts into configuration (NCCL environment,
-Kubernetes device-plugin selectors, node labels) select usable ports
-through :func:`select_ports`, so "which ports count" is decided in one
-place:
+:func:`ports` is the one port selector: every caller (the filters and roles
+that turn facts into configuration such as the NCCL environment, Kubernetes
+device-plugin selectors and node labels; the QoS port resolver; the metrics
+reader) selects through it, by
 
-* only ports whose ``state`` is ``ACTIVE``;
-* SR-IOV virtual functions (``sriov.is_vf``) left out unless asked for (they
-  belong to the SR-IOV device plugin, not to the shared one);
-* soft devices (rxe, siw) left out unless asked for (no PCI device: the
-  Kubernetes device plugins cannot expose them, see docs/k8s_rdma_stack.md);
-* optional restriction to link layers and to device-name globs.
+* port kind (``kinds``); a filter's ``link_layers`` argument is turned into
+  kinds by :func:`link_layer_kinds` (``Ethernet``: ``roce`` and ``iwarp``,
+  the ports whose link layer reads Ethernet; ``InfiniBand``: ``infiniband``);
+* device-name globs (``devices``);
+* state (``active_only``: only ports whose ``state`` is ``ACTIVE``);
+* soft devices (rxe, siw: no PCI device, so the Kubernetes device plugins
+  cannot expose them, see docs/k8s_rdma_stack.md) and SR-IOV virtual
+  functions (``sriov.is_vf``: they belong to the SR-IOV device plugin, not to
+  the shared one), each in or out (``include_soft``, ``include_vfs``).
+
+Its defaults answer "what is there" (every port, down ones, soft devices and
+VFs included); the configuration filters ask for ACTIVE ports without soft
+devices and VFs unless their users say otherwise.
 
 Input shapes accepted by :func:`host_facts_list` (so that filters can take
 what a playbook has at hand): one facts dict (``ansible_facts.rdma``), a
@@ -47,14 +54,15 @@ import re
 # The version of ansible_facts.rdma (docs/DESIGN.md, 'Facts schema'); the GPUDirect facts and the report have their own.
 SCHEMA_VERSION = 1
 _NATURAL_RE = re.compile(r"(\d+)")
-LINK_LAYERS = ("Ethernet", "InfiniBand")
 # An RDMA device name or a shell glob of them (IB_DEVICE_NAME_MAX is 64): what ``devices`` filters and
 # expected-port matches take. A glob of other characters could only match nothing, silently.
 DEVICE_GLOB_RE = re.compile(r"[A-Za-z0-9_.:*?!\[\]-]{1,64}")
 DEVICE_GLOB_RULE = "an RDMA device name or a shell glob of them such as mlx5_* (letters, digits and _ . : * ? ! [ ] -)"
-
-
 PORT_KINDS = ("roce", "infiniband", "iwarp")
+# What a link layer named in a filter's ``link_layers`` selects, in port kinds: the ports whose link layer reads
+# it. An iWARP port reads Ethernet too, so Ethernet is RoCE and iWARP alike (``kinds`` tells them apart).
+LINK_LAYER_KINDS = {"Ethernet": ("roce", "iwarp"), "InfiniBand": ("infiniband",)}
+LINK_LAYERS = tuple(LINK_LAYER_KINDS)
 # Node type of iWARP devices, as the facts spell it (the text after "4: ").
 IWARP_NODE_TYPE = "RNIC"
 
@@ -136,15 +144,27 @@ def check_kinds(kinds, param="kinds"):
     return tuple(kinds)
 
 
-def ports(facts, kinds=None, active_only=False, include_soft=True, include_vfs=True):
-    """``[(device, port), ...]`` of one host whose :func:`port_kind` is in ``kinds`` (empty = any), in facts order.
+def _device_matches(name, patterns):
+    return not patterns or any(fnmatch.fnmatchcase(name, pat) for pat in patterns)
 
-    Unlike :func:`select_ports` this keeps ports that are down and soft
-    devices by default: it answers "what is there", e.g. which netdevs
-    ``lossless_ethernet`` configures (a port that is down still gets its
-    QoS, so it comes up lossless).
+
+def _port_order(dev_port):
+    return natural_key(dev_port[0].get("name")), dev_port[1].get("number") or 0
+
+
+def ports(facts, kinds=None, devices=None, active_only=False, include_soft=True, include_vfs=True):
+    """The one port selector: ``[(device, port), ...]`` of one host, devices naturally sorted, then port number.
+
+    ``kinds``: port kinds (:func:`port_kind`; empty = any kind, unknown link layers included; a filter's
+    ``link_layers`` through :func:`link_layer_kinds`). ``devices``: ibdev name globs (empty = all; a device
+    without a name matches none). ``active_only``: only ports whose state is ``ACTIVE``. ``include_soft``,
+    ``include_vfs``: rxe/siw devices and SR-IOV virtual functions in or out.
+
+    The defaults answer "what is there", e.g. which netdevs ``lossless_ethernet`` configures (a port that is
+    down still gets its QoS, so it comes up lossless). The gatherer writes the facts in this order already.
     """
     wanted = check_kinds(kinds)
+    patterns = check_device_globs(devices)
     out = []
     for dev in facts.get("devices") or []:
         if not isinstance(dev, dict):
@@ -153,28 +173,16 @@ def ports(facts, kinds=None, active_only=False, include_soft=True, include_vfs=T
             continue
         if (dev.get("sriov") or {}).get("is_vf") and not include_vfs:
             continue
+        if patterns and not (dev.get("name") and _device_matches(dev["name"], patterns)):
+            continue
         for port in dev.get("ports") or []:
             if active_only and port.get("state") != "ACTIVE":
                 continue
             if wanted and port_kind(dev, port) not in wanted:
                 continue
             out.append((dev, port))
+    out.sort(key=_port_order)
     return out
-
-
-def roce_ports(facts, **kwargs):
-    """:func:`ports` of kind ``roce``."""
-    return ports(facts, kinds=("roce",), **kwargs)
-
-
-def ib_ports(facts, **kwargs):
-    """:func:`ports` of kind ``infiniband``."""
-    return ports(facts, kinds=("infiniband",), **kwargs)
-
-
-def iwarp_ports(facts, **kwargs):
-    """:func:`ports` of kind ``iwarp``."""
-    return ports(facts, kinds=("iwarp",), **kwargs)
 
 
 def port_view(dev, port):
@@ -195,8 +203,8 @@ def pci_nics(facts):
             if isinstance(dev, dict) and not dev.get("soft") and dev.get("pci_address")]
 
 
-def check_link_layers(link_layers, param="link_layers"):
-    """Validate a link-layer filter; returns a tuple (empty = all)."""
+def link_layer_kinds(link_layers, param="link_layers"):
+    """The port kinds a link-layer filter selects (:data:`LINK_LAYER_KINDS`); empty = all. Validates it."""
     if link_layers is None:
         return ()
     if isinstance(link_layers, str):
@@ -207,7 +215,7 @@ def check_link_layers(link_layers, param="link_layers"):
     if bad:
         raise RdmaFactsError("%s: unknown link layer(s) %s; allowed: %s"
                              % (param, ", ".join(str(b) for b in bad), ", ".join(LINK_LAYERS)))
-    return tuple(link_layers)
+    return tuple(kind for kind in PORT_KINDS if any(kind in LINK_LAYER_KINDS[ll] for ll in link_layers))
 
 
 def check_device_globs(devices, param="devices"):
@@ -220,26 +228,6 @@ def check_device_globs(devices, param="devices"):
         if not isinstance(pattern, str) or not DEVICE_GLOB_RE.fullmatch(pattern):
             raise RdmaFactsError("%s[%d]: %r is not allowed; allowed: %s" % (param, i, pattern, DEVICE_GLOB_RULE))
     return list(devices)
-
-
-def _device_matches(name, patterns):
-    return not patterns or any(fnmatch.fnmatchcase(name, pat) for pat in patterns)
-
-
-def select_ports(facts, link_layers=None, devices=None, include_soft=False, include_vfs=False, active_only=True):
-    """``[(device, port), ...]`` of one host's ACTIVE ports (any state with ``active_only=False``), naturally sorted.
-
-    ``link_layers``: iterable of ``Ethernet``/``InfiniBand`` (empty = all).
-    ``devices``: ibdev name globs (empty = all).
-    """
-    layers = check_link_layers(link_layers)
-    patterns = check_device_globs(devices)
-    out = [(dev, port) for dev, port in
-           ports(facts, active_only=active_only, include_soft=include_soft, include_vfs=include_vfs)
-           if dev.get("name") and _device_matches(dev["name"], patterns)
-           and (not layers or port.get("link_layer") in layers)]
-    out.sort(key=lambda dp: (natural_key(dp[0]["name"]), dp[1].get("number") or 0))
-    return out
 
 
 def port_netdev(dev, port):

@@ -292,8 +292,13 @@ class QosRun(object):
                 self._set_changes(run.result, run.result["before"], view)
 
     # -- main -------------------------------------------------------------
-    def run(self):
-        """``{"changed", "ports": {netdev: result}, "commands"}``; raises QosError (nothing changed) or ApplyError."""
+    def run(self, before_apply=None):
+        """``{"changed", "ports": {netdev: result}, "commands"}``; raises QosError (nothing changed) or ApplyError.
+
+        ``before_apply``: called with ``{netdev: result}`` once every port is read and planned, before the first
+        change (in check mode too); an error it raises fails the run with nothing changed (roce_qos keeps each
+        port's values before the first apply there, :mod:`.keep`).
+        """
         runs, errors = [], []
         for request, ref in self.jobs:
             run = PortRun(request, ref)
@@ -304,6 +309,8 @@ class QosRun(object):
                 errors.append((run, e))
         if errors:
             self._raise_prepare_errors(runs, errors)
+        if before_apply is not None:
+            before_apply(dict((r.netdev, r.result) for r in runs))
         if not self.check_mode:
             self._apply([r for r in runs if r.steps])
         return {

@@ -13,6 +13,7 @@ import os
 import pytest
 import yaml
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
 from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
 
 ROLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "roles")
@@ -71,12 +72,12 @@ def test_role_passes_every_qos_option_the_module_has_in_one_call():
     defaults = _yaml("lossless_ethernet", "defaults", "main.yml")
     assert all("lossless_ethernet_" + k in defaults for k in role_keys)
     tasks = [t for t in _tasks(_yaml("lossless_ethernet", "tasks", "main.yml")) if "rdma.fabric.roce_qos" in t]
-    # one call applies; one (check mode, only before the first apply to a port) reads what state absent puts back
-    applying = [t for t in tasks if not t.get("check_mode")]
-    assert len(applying) == 1 and "loop" not in applying[0]
-    assert applying[0]["rdma.fabric.roce_qos"] == {"ports": "{{ lossless_ethernet_resolved_ports }}"}
-    (reading,) = [t for t in tasks if t.get("check_mode")]
-    assert reading["check_mode"] is True and "loop" not in reading
+    # one call reads, keeps the values before the first apply (and the saved settings), applies
+    (applying,) = tasks
+    assert "loop" not in applying and "check_mode" not in applying
+    assert applying["rdma.fabric.roce_qos"] == {
+        "ports": "{{ lossless_ethernet_resolved_ports }}",
+        "keep": "{{ ['before'] + (['saved'] if __lossless_ethernet_persisting | bool else []) }}"}
 
 
 def test_the_boot_path_runs_the_host_runtime():
@@ -84,7 +85,7 @@ def test_the_boot_path_runs_the_host_runtime():
         unit = f.read()
     assert "ExecStart={{ host_tools_exec }} qos-apply --dir {{ __lossless_ethernet_saved_dir }}" in unit
     host_vars = _yaml("host_tools", "vars", "main.yml")
-    assert host_vars["host_tools_pyz"] == "/usr/lib/rdma-fabric/rdma-fabric.pyz"
+    assert host_vars["host_tools_pyz"] == "{{ lookup('rdma.fabric.host_path', 'HOST_RUNTIME') }}"
     assert host_vars["host_tools_exec"] == "{{ host_tools_python }} -E -s {{ host_tools_pyz }}"
     assert not os.path.exists(os.path.join(ROLES, "lossless_ethernet", "files"))
 
@@ -94,7 +95,8 @@ def test_the_paths_the_role_reads_are_what_ansible_templates(tmp_path):
 
     Ansible doubles the backslashes of a template in a YAML block scalar, so a regex written there as '\\\\Z'
     matched a literal backslash and left every netdev unchanged: host_state then refused 'eth1' as a path
-    (seen on the lab). Here the saved-settings paths must come out absolute, and the saved files back as netdevs.
+    (seen on the lab). Here the paths read must come out absolute, and the saved files back as their names
+    (roce_qos compares each port's saved file itself: the read holds the folder, not the files).
     """
     from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import run
     playbook = """
@@ -115,12 +117,11 @@ def test_the_paths_the_role_reads_are_what_ansible_templates(tmp_path):
        os.path.join(ROLES, "host_tools", "vars", "main.yml"))
     extra = {"lossless_ethernet_resolved_ports": [{"netdev": "eth1"}, {"netdev": "dcbsim0"}],
              "host_tools_python": "/usr/bin/python3",
-             "__lossless_ethernet_state": {"paths": {"/etc/rdma-fabric/lossless": {
+             "__lossless_ethernet_state": {"paths": {paths.LOSSLESS_SAVED_DIR: {
                  "entries": ["eth1.json", "dcbsim0.json", "notes.txt"]}}}}
     rc, tasks, text = run(tmp_path, playbook, extra)
     assert rc == 0, text
     msg = tasks["Paths"]["localhost"]["msg"]
     assert all(p.startswith("/") for p in msg["persist"]), msg["persist"]
-    assert "/etc/rdma-fabric/lossless/eth1.json" in msg["persist"]
-    assert "/etc/rdma-fabric/lossless/dcbsim0.json" in msg["persist"]
+    assert paths.LOSSLESS_SAVED_DIR in msg["persist"] and paths.HOST_RUNTIME in msg["persist"]
     assert msg["saved"] == ["eth1.json", "dcbsim0.json"]

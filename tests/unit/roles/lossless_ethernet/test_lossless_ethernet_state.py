@@ -23,6 +23,7 @@ import shutil
 
 import pytest
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
 from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import run
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "sysfs", "lab_rxe_lab1",
@@ -98,22 +99,19 @@ def _files(tmp_path, name, content):
 
 def test_present_keeps_the_values_before_the_first_apply(persist_false):
     # (persistence off: enabling a unit needs systemd, which this machine lacks; the values before the first
-    # apply are kept either way)
+    # apply are kept either way) The roce_qos call keeps them (keep: before; written, never replaced, by the module:
+    # tests/unit/plugins/module_utils/qos/test_qos_keep.py); in check mode it says what it would write.
     rc, tasks, text = persist_false
     assert rc == 0, text[-4000:]
-    read = tasks["Read what the ports not configured before have now (one call, changes nothing)"]["localhost"]
-    assert read["ports"]["eth1"]["before"] == {"roce_mode": "v2", "roce_tos": 106}
-    (written,) = tasks["Write each port's values before the first apply"]["localhost"]["results"]
-    assert written["changed"] is True and written["item"]["key"] == "eth1"
-    assert json.loads(written["diff"][0]["after"]) == {"netdev": "eth1", "before": {"roce_mode": "v2", "roce_tos": 106}}
-
-
-def test_a_port_with_its_values_kept_costs_no_extra_call(host, tmp_path):
-    before = _files(tmp_path, "before", {"eth1.json": {"netdev": "eth1", "before": {"roce_mode": "v1"}}})
-    rc, tasks, text = host(__lossless_ethernet_before_dir=before, lossless_ethernet_persist=False)
-    assert rc == 0, text[-4000:]
-    skipped = tasks["Read what the ports not configured before have now (one call, changes nothing)"]["localhost"]
-    assert skipped.get("skipped") is True
+    configured = tasks["Configure lossless RoCE on every port (one call)"]["localhost"]
+    assert configured["invocation"]["module_args"]["keep"] == ["before"]
+    path = paths.LOSSLESS_BEFORE_DIR + "/eth1.json"
+    assert configured["ports"]["eth1"]["kept"] == {"before": {"path": path, "changed": True}}
+    assert configured["changed"] is True
+    (written,) = [d for d in configured["diff"] if d.get("after_header") == path]
+    assert written["before"] == ""
+    assert json.loads(written["after"]) == {"netdev": "eth1", "before": {"roce_mode": "v2", "roce_tos": 106}}
+    assert not os.path.exists(path)   # check mode
 
 
 def test_absent_puts_the_kept_values_back_after_removing_the_persistence(host, tmp_path):
@@ -147,9 +145,8 @@ def test_absent_without_kept_values_goes_to_the_driver_defaults_of_what_was_save
 def test_persist_false_applies_now_and_nothing_at_boot(persist_false):
     rc, tasks, text = persist_false
     assert rc == 0, text[-4000:]
-    assert "Configure lossless RoCE on every port (one call)" in tasks
-    assert "Write each port's values before the first apply" in tasks
-    assert "Save each port's settings (its entry of roce_qos's ports list)" not in tasks
+    configured = tasks["Configure lossless RoCE on every port (one call)"]["localhost"]
+    assert sorted(configured["ports"]["eth1"]["kept"]) == ["before"]
     assert "Install the re-apply service" not in tasks and "Enable the re-apply service (boot, and openibd restarts)" not in tasks
     assert "Disable the re-apply service" in tasks
 
@@ -169,3 +166,45 @@ def test_a_plan_on_a_host_without_the_service_reports_it_and_asks_systemd_nothin
 def test_a_bad_state_fails_naming_the_variable(host):
     rc, tasks, text = host(lossless_ethernet_state="gone")
     assert rc != 0 and "lossless_ethernet_state" in text and "present, absent" in text
+
+
+HOST_MODULES = ("rdma.fabric.rdma_device_facts", "rdma.fabric.host_state", "rdma.fabric.roce_qos")
+
+
+def port_crossings(tasks):
+    """The remote module calls of a run that touch the port: the facts read, the state read, roce_qos, and file
+    or copy calls on the port's kept files (the values before the first apply, the saved settings); one per loop
+    item."""
+    kept = (paths.LOSSLESS_BEFORE_DIR, paths.LOSSLESS_SAVED_DIR)
+    calls = []
+    for name, hosts in tasks.items():
+        result = hosts.get("localhost") or {}
+        for item in result.get("results") or [result]:
+            if item.get("skipped") or result.get("skipped"):
+                continue
+            action = result.get("action")
+            args = (item.get("invocation") or {}).get("module_args") or {}
+            target = args.get("dest") or args.get("path") or ""
+            if action in HOST_MODULES or (action in ("ansible.builtin.file", "ansible.builtin.copy")
+                                          and target.startswith(kept)):
+                calls.append(name)
+    return calls
+
+
+def test_a_first_apply_crosses_to_the_host_three_times_for_a_port(host):
+    # The default settings (persistence on) on a host where nothing of the role is yet: the facts read, the one
+    # state read, and one roce_qos call that reads the port, keeps its values before the first apply, applies and
+    # saves its settings (8 calls before roce_qos kept the files itself: facts, state, a check-mode roce_qos read,
+    # the folder and file of the values before, roce_qos, the folder and file of the saved settings).
+    rc, tasks, text = host()
+    assert rc == 0, text[-4000:]
+    assert port_crossings(tasks) == ["Read the RDMA facts",
+                                     "Read the tools, the saved settings, the re-apply files and unit, and openibd "
+                                     "(one call)",
+                                     "Configure lossless RoCE on every port (one call)"]
+    configured = tasks["Configure lossless RoCE on every port (one call)"]["localhost"]
+    assert configured["ports"]["eth1"]["kept"] == {
+        "before": {"path": paths.LOSSLESS_BEFORE_DIR + "/eth1.json", "changed": True},
+        "saved": {"path": paths.LOSSLESS_SAVED_DIR + "/eth1.json", "changed": True}}
+    (saved,) = [d for d in configured["diff"] if d.get("after_header") == paths.LOSSLESS_SAVED_DIR + "/eth1.json"]
+    assert json.loads(saved["after"])["netdev"] == "eth1" and json.loads(saved["after"])["roce_tos"] == 106

@@ -23,14 +23,11 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common import rdma_sch
 from ansible_collections.rdma.fabric.plugins.module_utils.facts import rdma_facts
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     RdmaFactsError,
-    ib_ports,
-    iwarp_ports,
+    link_layer_kinds,
     natural_key,
     pci_nics,
     port_kind,
     ports,
-    roce_ports,
-    select_ports,
 )
 
 FACTS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "k8s", "facts")
@@ -47,6 +44,10 @@ def derived_siw_host():
     dev = data["devices"][0]
     dev.update(name="siw0", node_type="RNIC", driver="siw")
     return data
+
+
+def roce_ports(data, **kwargs):
+    return ports(data, kinds=["roce"], **kwargs)
 
 
 def names(pairs):
@@ -77,8 +78,8 @@ def test_iwarp_reads_ethernet_but_is_not_roce():
     assert port["link_layer"] == "Ethernet"
     assert port_kind(dev, port) == "iwarp"
     assert roce_ports(data) == []
-    assert names(iwarp_ports(data)) == [("siw0", 1)]
-    assert ib_ports(data) == []
+    assert names(ports(data, kinds=["iwarp"])) == [("siw0", 1)]
+    assert ports(data, kinds=["infiniband"]) == []
 
 
 def test_unknown_link_layer_has_no_kind():
@@ -92,8 +93,8 @@ def test_ports_keeps_down_ports_unless_active_only():
     data = facts("roce-portdown")
     assert names(roce_ports(data)) == [("mlx5_0", 1), ("mlx5_1", 1)]
     assert names(roce_ports(data, active_only=True)) == [("mlx5_0", 1)]
-    # select_ports (what counts for NCCL and the device plugins) is ACTIVE only, built on the same rule.
-    assert names(select_ports(data)) == [("mlx5_0", 1)]
+    # What counts for NCCL and the device plugins: the same selector, ACTIVE only.
+    assert names(ports(data, active_only=True)) == [("mlx5_0", 1)]
 
 
 def test_soft_and_vf_switches():
@@ -107,3 +108,26 @@ def test_soft_and_vf_switches():
 def test_bad_kind_names_parameter_and_allowed_values():
     with pytest.raises(RdmaFactsError, match=r"kinds: unknown port kind\(s\) ethernet; allowed: roce, infiniband, iwarp"):
         ports(facts("roce-a"), kinds=["ethernet"])
+
+
+def test_link_layers_select_port_kinds():
+    # A filter's link_layers argument selects the ports whose link layer reads it, as port kinds: Ethernet is RoCE
+    # and iWARP alike (an iWARP port reads Ethernet), InfiniBand is InfiniBand.
+    assert link_layer_kinds(None) == link_layer_kinds([]) == ()
+    assert link_layer_kinds(["Ethernet"]) == ("roce", "iwarp")
+    assert link_layer_kinds("InfiniBand") == ("infiniband",)
+    assert link_layer_kinds(["InfiniBand", "Ethernet"]) == ("roce", "infiniband", "iwarp")
+    siw = derived_siw_host()
+    assert names(ports(siw, kinds=link_layer_kinds(["Ethernet"]))) == [("siw0", 1)]
+    assert ports(siw, kinds=link_layer_kinds(["InfiniBand"])) == []
+    with pytest.raises(RdmaFactsError, match=r"nccl_link_layers: unknown link layer\(s\) RoCE; allowed: Ethernet, "
+                                             r"InfiniBand"):
+        link_layer_kinds(["RoCE"], "nccl_link_layers")
+
+
+def test_device_globs_and_order():
+    two = copy.deepcopy(facts("roce-portdown"))
+    two["devices"].reverse()   # the selector's order is the facts' own (natural names, port numbers) whatever the input
+    assert names(ports(two)) == [("mlx5_0", 1), ("mlx5_1", 1)]
+    assert names(ports(two, devices=["*_1"])) == [("mlx5_1", 1)]
+    assert ports(two, devices=["rxe*"]) == []

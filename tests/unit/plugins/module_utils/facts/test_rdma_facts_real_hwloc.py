@@ -17,7 +17,7 @@ import os
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
-from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import ib_ports, port_kind
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import port_kind, ports
 
 SYSFS_FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "fixtures", "sysfs"))
 
@@ -69,7 +69,7 @@ def test_device_and_port_facts(fixture, name, pci, numa, slots, hca_type, rate):
     assert isinstance(port["lid"], int) and port["lid"] > 0 and port["sm_lid"] == 1
     assert port["roce_v2_ipv4_gid_index"] is None
     assert port_kind(dev, port) == "infiniband"
-    assert [(d["name"], p["number"]) for d, p in ib_ports(facts)] == [(name, 1)]
+    assert [(d["name"], p["number"]) for d, p in ports(facts, kinds=["infiniband"])] == [(name, 1)]
     assert facts["netdevs"] == {"ib0": {"device": name, "port": 1}}
 
 
