@@ -29,7 +29,7 @@ LAB        := $(ROOT)/tools/lab/lab
 .PHONY: help deps venv collection-link lint sanity unit host-checks molecule molecule-one-vm \
         molecule-two-vm molecule-all test test-all demo lab-image lab-up lab-down lab-status build clean \
         pack-venvs tools-venv core-venvs tarball-test matrix ee-test docs-test changelog-test host-python \
-        bindep release promtool-test
+        bindep release promtool-test ee-image
 
 help:
 	@sed -n '1,9p' Makefile
@@ -187,6 +187,14 @@ ee-test: build tools-venv
 
 bindep:
 	$(BIN)/python tests/packaging/bindep.py .
+
+# The execution environment image, built for real (podman, ansible-builder):
+# a local Debian 12 base (mmdebstrap + podman import; no registry is
+# reachable), Python packages from PyPI pinned by tools/deps/ee-constraints.txt,
+# the collection from the tarball above. Prints its size and build times
+# (build/ee/image.json). tools/ee/build-image says how.
+ee-image: build tools-venv
+	$(TOOLS)/python tools/ee/build-image $(TARBALL)
 
 # antsibull-docs lint-collection-docs and the docsite (RST + Sphinx HTML)
 # from the installed tarball.
