@@ -16,10 +16,11 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.rdma.fabric.plugins.plugin_utils import rollout
 
 
-def rollout_settings(serial, max_fail_percentage=None, hosts=None, batch_reboot=None, batch_reboot_timeout=None):
-    """rdma_fabric_serial, rdma_fabric_max_fail_percentage and the batch reboot settings checked, and the batches."""
+def rollout_settings(serial, max_fail_percentage=None, hosts=None, batch_reboot=None, batch_reboot_timeout=None, job=None):
+    """rdma_fabric_serial, rdma_fabric_max_fail_percentage, the batch reboot settings and rdma_fabric_job checked,
+    and the batches."""
     try:
-        return rollout.settings(serial, max_fail_percentage, hosts or [], batch_reboot, batch_reboot_timeout)
+        return rollout.settings(serial, max_fail_percentage, hosts or [], batch_reboot, batch_reboot_timeout, job)
     except rollout.RolloutError as e:
         raise AnsibleFilterError(str(e))
 

@@ -7,7 +7,8 @@
 ``rdma_fabric_batch_reboot`` and ``rdma_fabric_batch_reboot_timeout`` before any host changes (Ansible
 itself takes ``serial: "abc"`` as a traceback, ``0``, ``-3`` or ``"150%"`` as "all hosts at once" and
 ``1.5`` as 1; a batch reboot flag of ``1`` or ``"perhaps"``, a timeout of ``"10m"`` or ``5``: each is
-rejected here, naming the variable and the accepted forms)
+rejected here, naming the variable and the accepted forms), ``rdma_fabric_job`` (which of site.yml's
+stages this run does: all of them, or one side of a sliced job, see ``JOB_KINDS``)
 and cuts the play's hosts into batches the way Ansible's ``serial`` does. ``batch`` says which batch a
 set of hosts is and which already-done host the batch is tested against; ``gate`` turns a batch's
 validation results into a verdict per host (which batch, which host, why).
@@ -27,6 +28,20 @@ REBOOT_VAR = "rdma_fabric_batch_reboot"
 REBOOT_TIMEOUT_VAR = "rdma_fabric_batch_reboot_timeout"
 REBOOT_TIMEOUT_DEFAULT = 900
 REBOOT_TIMEOUT_MIN = 60
+JOB_VAR = "rdma_fabric_job"
+# Which of site.yml's stages a run does. The host stages (facts, mofed, soft_roce, lossless_ethernet,
+# gpudirect) touch each host on its own; the fleet stages (Kubernetes, validation, the report, the final
+# verdict) need every host at once. A sliced job (AWX job slicing, or runs with --limit) runs the host
+# stages per slice ("slice") and the fleet stages once afterwards ("fleet"), the facts carried from the
+# slices to it by the fact cache.
+JOB_KINDS = {
+    "whole": {"host_stages": True, "fleet_stages": True},
+    "slice": {"host_stages": True, "fleet_stages": False},
+    "fleet": {"host_stages": False, "fleet_stages": True},
+}
+JOB_FORMS = ('"whole" (every stage; unset means this), "slice" (the facts and the host stages only: one slice '
+             'of a sliced job, --limit to its hosts) or "fleet" (Kubernetes, validation, the report and the '
+             'verdict only, over all hosts, with the facts the slices left in the fact cache)')
 
 SERIAL_FORMS = (
     'a number of hosts (1 or more, e.g. 1 or "5"), a percentage of the hosts ("25%%", 1%% to 100%%), '
@@ -131,6 +146,15 @@ def check_batch_reboot_timeout(value):
     return seconds
 
 
+def check_job(value):
+    """``rdma_fabric_job`` as one of ``JOB_KINDS`` (None: "whole")."""
+    if value is None:
+        return "whole"
+    if isinstance(value, str) and value in JOB_KINDS:
+        return value
+    raise RolloutError("%s: %r is not accepted; accepted: %s" % (JOB_VAR, value, JOB_FORMS))
+
+
 def batch_size(item, total):
     """Hosts in a batch of ``total`` hosts for one serial entry, as Ansible's ``pct_to_int`` counts them."""
     if isinstance(item, str) and item.endswith("%"):
@@ -152,18 +176,31 @@ def make_batches(hosts, serial):
     return batches
 
 
-def settings(serial, max_fail_percentage, hosts, batch_reboot=None, batch_reboot_timeout=None):
-    """The checked rollout settings: ``staged``, ``serial``, ``max_fail_percentage``, ``batches``,
-    ``batch_reboot`` and ``batch_reboot_timeout`` (None: unset, the defaults)."""
+def settings(serial, max_fail_percentage, hosts, batch_reboot=None, batch_reboot_timeout=None, job=None):
+    """The checked run settings (None: unset, the defaults).
+
+    ``job``, ``host_stages`` and ``fleet_stages``: which stages this run does (``JOB_KINDS``);
+    ``staged``, ``serial``, ``max_fail_percentage``, ``batches``, ``batch_reboot`` and
+    ``batch_reboot_timeout``: how the host stages are cut into batches (a run without host stages, the
+    fleet job of a sliced job, has no batches); ``all_at_once``: the host stages run on all hosts at
+    once (they run, and not in batches).
+    """
     checked = check_serial(serial)
     max_fail = check_max_fail(max_fail_percentage)
     reboot = check_batch_reboot(batch_reboot)
     reboot_timeout = check_batch_reboot_timeout(batch_reboot_timeout)
+    kind = check_job(job)
+    stages = JOB_KINDS[kind]
+    staged = bool(checked) and stages["host_stages"]
     return {
-        "staged": bool(checked),
+        "job": kind,
+        "host_stages": stages["host_stages"],
+        "fleet_stages": stages["fleet_stages"],
+        "staged": staged,
+        "all_at_once": stages["host_stages"] and not staged,
         "serial": checked,
         "max_fail_percentage": max_fail,
-        "batches": make_batches(hosts, checked) if checked else [],
+        "batches": make_batches(hosts, checked) if staged else [],
         "batch_reboot": reboot,
         "batch_reboot_timeout": reboot_timeout,
     }
