@@ -7,6 +7,8 @@
 #               promtool rule tests, the Molecule scenarios of
 #               molecule/ci-scenarios.txt
 #   make test-all  the same checks and every Molecule scenario (molecule/*/)
+#   make ee-image  build the execution environment image (podman, ansible-builder)
+#   make ee-lab    site.yml in that image on the lab, as AWX jobs: sliced vs unsliced
 #
 # Everything below installs what it needs (pinned): system packages via apt
 # (tools/deps/apt-packages.txt), Python packages into .venv
@@ -29,10 +31,10 @@ LAB        := $(ROOT)/tools/lab/lab
 .PHONY: help deps venv collection-link lint sanity unit host-checks molecule molecule-one-vm \
         molecule-two-vm molecule-all test test-all demo lab-image lab-up lab-down lab-status build clean \
         pack-venvs tools-venv core-venvs tarball-test matrix ee-test docs-test changelog-test host-python \
-        bindep release promtool-test ee-image
+        bindep release promtool-test ee-image ee-lab
 
 help:
-	@sed -n '1,9p' Makefile
+	@sed -n '1,11p' Makefile
 
 # --- installation ---------------------------------------------------------
 deps: $(STAMPS)/apt
@@ -195,6 +197,12 @@ bindep:
 # (build/ee/image.json). tools/ee/build-image says how.
 ee-image: build tools-venv
 	$(TOOLS)/python tools/ee/build-image $(TARBALL)
+
+# site.yml in that image on the lab, as AWX jobs (molecule/ee_slices, also in
+# make test-all): two slices and the fleet job, then the unsliced run; the
+# reports compared. The image is built first, before the VMs boot.
+ee-lab: venv collection-link lab-image ee-image
+	MOLECULE_SCENARIOS=ee_slices tools/lab/run-molecule-all
 
 # antsibull-docs lint-collection-docs and the docsite (RST + Sphinx HTML)
 # from the installed tarball.
