@@ -52,11 +52,11 @@ options:
   reachable_hosts:
     description:
       - The hosts this run can reach. Hosts of O(hosts) outside them are left out of the plan (listed in its
-        C(left_out)): never paired, pre-checked or failed, as if not named.
+        C(left_out)) - never paired, pre-checked or failed, as if not named.
       - Default, the run's C(--limit) (C(ansible_limit)) resolved against the inventory as C(ansible-playbook)
         resolves it (patterns, groups, C(!) and C(&), C(@file)); every inventory host without a limit. So a slice of
         a sliced job (AWX job slicing, or runs with C(--limit)) never plans a pair with a host of another slice,
-        even when O(hosts) names it (C(rdma_validate_hosts), C(rdma_validate_reference_hosts)): the pairs across
+        even when O(hosts) names it (C(rdma_validate_hosts), C(rdma_validate_reference_hosts)); the pairs across
         slices are the fleet job's.
     type: list
     elements: str
