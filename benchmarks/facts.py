@@ -60,7 +60,7 @@ def _median_ms(samples):
 def bench_inprocess(sys_root, runs, subset, workers=None):
     """Gather times; ``workers`` as rdma_device_facts uses them (None: by device and CPU count).
     CPU time is this process's only (forked workers' time is not in it)."""
-    from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+    from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
     facts = gather_rdma_facts(sys_root, gather_subset=subset, workers=workers)  # warm-up (imports, dentry cache)
     samples, cpu = [], []
     for dummy in range(runs):
@@ -81,7 +81,7 @@ def bench_floor(sys_root, runs):
     so gather/floor says what the module adds on top of the machine's
     system-call speed (slow in nested virtualisation).
     """
-    from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+    from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
     real_open, real_close = os.open, os.close
     slot_of_fd, calls = {}, []  # calls: ("open", slot, parent_slot or None, path) / ("close", slot)
 
@@ -185,7 +185,7 @@ def main(argv=None):
               "%(gids_in_use)d GIDs in use" % summary, "(built in %.1f s under %s)" % (time.perf_counter() - t0, workdir))
         print("machine: %d CPUs, load average %s" % (os.cpu_count() or 0, " ".join("%.2f" % x for x in os.getloadavg())))
 
-        from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import default_workers
+        from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import default_workers
         workers = default_workers(summary["rdma_devices"])
         facts, samples, dummy = bench_inprocess(sys_root, args.runs, ["min"])
         ports = sum(len(d["ports"]) for d in facts["devices"])

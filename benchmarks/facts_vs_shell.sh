@@ -51,9 +51,9 @@ for d in /sys/class/infiniband/*; do
 done >/dev/null
 EOF
 
-# Ship the gatherer (module_utils only: it has no other dependency) to the VM.
+# Ship the gatherer (module_utils' common/ and facts/ only: it has no other dependency) to the VM.
 remote=/tmp/rdma-facts-bench
-tar -C "$repo" -cf - plugins/module_utils/sysfs.py plugins/module_utils/gid.py plugins/module_utils/rdma_facts.py \
+tar -C "$repo" --exclude=__pycache__ -cf - plugins/module_utils/common plugins/module_utils/facts \
   | "$lab" ssh "$host" -- "rm -rf $remote && mkdir -p $remote/ansible_collections/rdma/fabric && tar -x -C $remote/ansible_collections/rdma/fabric"
 
 echo "== on $host (${RDMA_LAB_NAME:-default}): $("$lab" ssh "$host" -- uname -r), $("$lab" ssh "$host" -- nproc) vCPU"
@@ -62,7 +62,7 @@ printf '%s' "$PIPELINE" | "$lab" ssh "$host" -- "cat > $remote/pipeline.sh"
 import statistics, subprocess, sys, time
 remote, runs = sys.argv[1], int(sys.argv[2])
 sys.path.insert(0, remote)
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
 
 facts = gather_rdma_facts("/sys")
 ports = sum(len(d["ports"]) for d in facts["devices"])

@@ -162,7 +162,8 @@ def _collection_imports(collection):
         from ansible.plugins.loader import init_plugin_loader
         init_plugin_loader([collection])
         _LOADER.append(collection)
-    from ansible_collections.rdma.fabric.plugins.module_utils import rdma_facts, gpudirect, sysfs  # noqa
+    from ansible_collections.rdma.fabric.plugins.module_utils.facts import rdma_facts, sysfs  # noqa
+    from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import probes as gpudirect  # noqa
     from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate  # noqa
     return rdma_facts, gpudirect, sysfs, fabric_validate
 

@@ -53,7 +53,7 @@ def save_lossless(saved_dir, netdevs):
 
 
 def run(cfg, runs):
-    from ansible_collections.rdma.fabric.plugins.module_utils import metrics
+    from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
     metrics.render(metrics.collect(cfg))  # warm-up (imports, dentry cache)
     totals, sections, render_ms, size, cpu = [], {}, [], 0, []
     snap = None
@@ -90,7 +90,7 @@ def main(argv=None):
     sys.path.insert(0, os.path.join(REPO, "benchmarks"))
     from facts import build_host  # the facts benchmark's synthetic host
 
-    from ansible_collections.rdma.fabric.plugins.module_utils import metrics
+    from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
 
     base = args.tmpdir
     if base is None and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):

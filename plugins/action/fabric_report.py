@@ -13,7 +13,7 @@ import os
 import re
 
 from ansible_collections.rdma.fabric.plugins.modules.fabric_report import ARGUMENT_SPEC
-from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fabric_plan
+from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_plan
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
 from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction, read_bytes, write_atomic
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
@@ -67,7 +67,7 @@ def plan_from_file(path):
         return None, "plan_file: %s cannot be read as JSON (%s); %s" % (path, e, left_out)
     try:
         return fabric_plan.check(data), None
-    except fabric_plan.PlanError as e:
+    except fabric_plan.FabricPlanError as e:
         return None, "plan_file: %s is not a fabric plan as the fabric_plan callback writes it (%s); %s" % (path, e, left_out)
 
 

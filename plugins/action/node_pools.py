@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.modules.node_pools import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts

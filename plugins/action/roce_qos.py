@@ -17,7 +17,7 @@ __metaclass__ = type
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import ValidationError, check_unique_keys_in
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import ValidationError, check_unique_keys_in
 
 
 class ActionModule(ActionBase):

@@ -60,7 +60,7 @@ def make_plan(args, host_values):
         endpoints[host] = fv.select_endpoint(values.get("rdma"), host=host, device=values.get("device") or None,
                                              port=(int(port) or None) if port not in (None, "") else None,
                                              data_ip=values.get("data_ip") or None)
-    plan = fv.plan(endpoints, args["hosts"], switch_of=switch_of or None, reachable=reachable, **options)
+    plan = fv.validation_plan(endpoints, args["hosts"], switch_of=switch_of or None, reachable=reachable, **options)
     # Each live host's endpoint (device, port, GID index, address): the workload stage starts its ranks there.
     plan["endpoints"] = endpoints
     return {"changed": False, "plan": plan}

@@ -46,7 +46,7 @@ import os
 
 from ansible.plugins.callback import CallbackBase
 
-from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fabric_plan
+from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_plan
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as fabric_report
 from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import write_atomic
 
@@ -72,7 +72,7 @@ class CallbackModule(CallbackBase):
 
     def __init__(self, *args, **kwargs):
         super(CallbackModule, self).__init__(*args, **kwargs)
-        self._plan = fabric_plan.Plan()
+        self._plan = fabric_plan.FabricPlan()
         self._play = None
         self._dir = None
 

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter lossless_restore_ports: the roce_qos ports that take a host back to before the lossless profile.
 
-Thin wrapper over plugins/module_utils/qos/restore.py.
+Thin wrapper over plugins/plugin_utils/qos_restore.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -49,7 +49,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import restore
+from ansible_collections.rdma.fabric.plugins.plugin_utils import qos_restore as restore
 
 RUN_ONLY = ("netdev", "device", "port", "backend", "on_unsupported")
 

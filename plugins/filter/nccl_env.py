@@ -94,7 +94,7 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import nccl_env as _nccl_env
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 
 def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_vfs=False,

@@ -70,7 +70,7 @@ _value:
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.rdma.fabric.plugins.module_utils.host_state import path_differs as _path_differs
+from ansible_collections.rdma.fabric.plugins.module_utils.common.host_state import path_differs as _path_differs
 
 
 def path_differs(record, state="file", sha1=None, mode=None, owner=None, group=None):

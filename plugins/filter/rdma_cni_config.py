@@ -89,7 +89,7 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import cni_config, cni_config_json
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 
 def rdma_cni_config(network, as_json=False):

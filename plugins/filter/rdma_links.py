@@ -13,7 +13,7 @@ version_added: 0.2.0
 author: rdma.fabric developers
 description:
   - The rules of M(rdma.fabric.rdma_link) for a link request, exposed to roles so that YAML never restates them
-    (they live in C(plugins/module_utils/rdma_link.py)). Fails, naming O(param), the entry and the allowed values,
+    (they live in C(plugins/module_utils/common/rdma_link.py)). Fails, naming O(param), the entry and the allowed values,
     on bad input.
 options:
   _input:
@@ -57,8 +57,8 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_link import normalise_links
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_link import normalise_links
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 
 def rdma_links(links, default_type="rxe", default_state="present", param="links"):

@@ -66,7 +66,7 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import node_label_keys, node_labels
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 
 def rdma_node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, include_soft=False, remove=False, nccl_pool=None):

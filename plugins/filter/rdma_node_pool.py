@@ -40,7 +40,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError, host_facts_list
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError, host_facts_list
 from ansible_collections.rdma.fabric.plugins.plugin_utils.node_pools import pool_name
 
 

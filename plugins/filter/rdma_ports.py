@@ -15,7 +15,7 @@ extends_documentation_fragment:
   - rdma.fabric.port_selection.soft_and_vfs
 description:
   - The one rule of the collection for what kind of RDMA port a port is, exposed to roles and playbooks so that
-    YAML never restates it (the rule lives in C(plugins/module_utils/rdma_schema.py)).
+    YAML never restates it (the rule lives in C(plugins/module_utils/common/rdma_schema.py)).
   - C(iwarp) when the device's node type is C(RNIC) (iWARP NICs, Soft-iWARP C(siw)); C(infiniband) when the port's
     link layer is C(InfiniBand); C(roce) when it is C(Ethernet) on any other node type (RoCE NICs, Soft-RoCE C(rxe)).
     iWARP ports read link layer C(Ethernet) too, but they take no PFC or RoCE ToS.
@@ -76,7 +76,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     RdmaFactsError,
     host_facts_list,
     port_view,

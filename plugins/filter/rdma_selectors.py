@@ -75,7 +75,7 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_selectors, sriov_vf_selectors
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 PLUGINS = ("shared", "sriov")
 

@@ -110,7 +110,7 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_plugin_config
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 
 def rdma_shared_dev_plugin_config(resources, facts, include_soft=False, periodic_update_interval=None, pool_resources=None):

@@ -5,7 +5,7 @@
 validate_result, validate_summary,
 validate_wave_sides.
 
-Thin wrappers over plugins/module_utils/perftest.py and plugins/plugin_utils/fabric_validate.py;
+Thin wrappers over plugins/module_utils/common/perftest.py and plugins/plugin_utils/fabric_validate.py;
 documentation lives beside this file in <filter name>.yml.
 """
 
@@ -16,7 +16,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
-from ansible_collections.rdma.fabric.plugins.module_utils import perftest as pt
+from ansible_collections.rdma.fabric.plugins.module_utils.common import perftest as pt
 
 
 def perftest_parse(text, test="ib_write_bw", min_bandwidth_gbps=None, max_latency_us=None, count=None, rc=0):
@@ -47,13 +47,13 @@ def validate_plan(endpoints, hosts, topology="ring", tests=None, base_port=18515
                   bw_size=65536, rping_count=10):
     """Pairs, pre-checks and the test runs for a set of hosts."""
     try:
-        return fv.plan(endpoints, hosts, topology=topology, tests=tests if tests is not None else fv.DEFAULT_TESTS,
-                       base_port=int(base_port), min_bw_fraction=min_bw_fraction,
-                       min_bw_fraction_soft=min_bw_fraction_soft, min_bw_gbps=min_bw_gbps,
-                       max_latency_us=max_latency_us, max_latency_us_soft=max_latency_us_soft,
-                       lat_iterations=int(lat_iterations), lat_iterations_soft=int(lat_iterations_soft),
-                       bw_iterations=int(bw_iterations), bw_iterations_soft=int(bw_iterations_soft),
-                       bw_size=int(bw_size), rping_count=int(rping_count))
+        return fv.validation_plan(endpoints, hosts, topology=topology, tests=tests if tests is not None else fv.DEFAULT_TESTS,
+                                  base_port=int(base_port), min_bw_fraction=min_bw_fraction,
+                                  min_bw_fraction_soft=min_bw_fraction_soft, min_bw_gbps=min_bw_gbps,
+                                  max_latency_us=max_latency_us, max_latency_us_soft=max_latency_us_soft,
+                                  lat_iterations=int(lat_iterations), lat_iterations_soft=int(lat_iterations_soft),
+                                  bw_iterations=int(bw_iterations), bw_iterations_soft=int(bw_iterations_soft),
+                                  bw_size=int(bw_size), rping_count=int(rping_count))
     except (TypeError, ValueError) as e:
         raise AnsibleFilterError("validate_plan: %s" % e)
 

@@ -13,10 +13,10 @@ version_added: 0.2.0
 author: rdma.fabric developers
 description:
   - Resolves which RoCE ports a host has and what each one gets, the way M(rdma.fabric.roce_qos) reads its O(ports)
-    list, and validates every value with the module's own rules (C(plugins/module_utils/qos/model.py)) before
+    list, and validates every value with the module's own rules (C(plugins/module_utils/common/qos_model.py)) before
     anything is sent to the host. Errors name the variable the value came from.
   - "The ports: O(ports) when not empty (netdev names, or mappings C({netdev: NAME, <option>: VALUE})), else every
-    port of kind C(roce) in O(facts) (the rule of C(plugins/module_utils/rdma_schema.py): iWARP ports such as C(siw)
+    port of kind C(roce) in O(facts) (the rule of C(plugins/module_utils/common/rdma_schema.py): iWARP ports such as C(siw)
     are not RoCE)."
   - "Each port's settings: the input (the defaults), overridden by O(port_settings) for that netdev, overridden by
     the port's own mapping in O(ports); a value V(null) leaves that option of that port alone and is dropped."
@@ -62,7 +62,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
     ValidationError,
     check_backend,
     choice,
@@ -72,7 +72,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
     ON_UNSUPPORTED_CHOICES,
     PORT_ENTRY_KEYS,
 )
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     RdmaFactsError,
     host_facts_list,
     port_netdev,

@@ -33,7 +33,7 @@ def rollout_batch(settings, batch_hosts, done_hosts=None):
 def rollout_drain(plan_path, hosts=None):
     """Which hosts a batch's drain covers, from a check-mode plan (None: all of them)."""
     try:
-        return rollout.drain_plan(plan_path, hosts or [])
+        return rollout.drain_decisions(plan_path, hosts or [])
     except rollout.RolloutError as e:
         raise AnsibleFilterError(str(e))
 

@@ -13,7 +13,7 @@ version_added: 0.2.0
 author: rdma.fabric developers
 description:
   - The rules of M(rdma.fabric.sriov_vfs) for a PF request, exposed to roles so that YAML never restates them (they
-    live in C(plugins/module_utils/sriov.py)). Fails, naming O(param), the entry and the allowed values, on bad input.
+    live in C(plugins/module_utils/common/sriov.py)). Fails, naming O(param), the entry and the allowed values, on bad input.
   - Each returned PF also carries C(boot_commands), the C(ip link set PF vf N ...) argument lists that re-apply its VF
     settings (what the P(rdma.fabric.sriov#role) role's boot unit runs).
 options:
@@ -54,7 +54,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.module_utils.sriov import SriovError, boot_commands, normalise_pfs
+from ansible_collections.rdma.fabric.plugins.module_utils.common.sriov import SriovError, boot_commands, normalise_pfs
 
 
 def sriov_pfs(pfs, default_state="present", param="pfs"):

@@ -13,14 +13,14 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.module_utils.perftest import PerftestError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.perftest import PerftestError
 from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl
 
 
 def workload_plan(endpoints, hosts, envs, **kwargs):
     """The workload runs (mpirun argv, ucx_perftest runs, nccl-tests argv) for the hosts."""
     try:
-        return wl.plan(endpoints, hosts, envs, **kwargs)
+        return wl.workload_plan(endpoints, hosts, envs, **kwargs)
     except (wl.WorkloadError, PerftestError, TypeError) as e:
         raise AnsibleFilterError("workload_plan: %s" % e)
 

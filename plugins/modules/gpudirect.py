@@ -532,9 +532,13 @@ ansible_facts:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.rdma.fabric.plugins.module_utils import gpudirect as gd
-from ansible_collections.rdma.fabric.plugins.module_utils.pci import PciTopology
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import plan as gd_plan
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import probes as gd_probes
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import runner as gd_runner
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import PathError
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import check_path
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.pci import PciTopology
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 
 
 def main():
@@ -552,8 +556,8 @@ def main():
     )
     p = module.params
     try:
-        roots = gd.resolve_roots(p["host_root"], p["sysfs_path"], p["procfs_path"])
-    except gd.PlanError as exc:
+        roots = gd_plan.resolve_roots(p["host_root"], p["sysfs_path"], p["procfs_path"])
+    except gd_plan.PlanError as exc:
         module.fail_json(msg=str(exc))
 
     tree = SysfsTree(roots["sysfs"], roots["procfs"])
@@ -561,7 +565,7 @@ def main():
 
     def read():
         topo = PciTopology(tree)
-        return topo, gd.gather(tree, p["acs"], root=libroot, topo=topo)
+        return topo, gd_probes.gather(tree, p["acs"], root=libroot, topo=topo)
 
     def done(**result):
         for warning in tree.all_warnings():
@@ -572,23 +576,23 @@ def main():
         module.exit_json(**result)
 
     topo, facts = read()
-    load_file = gd.rooted(roots["host_root"], gd.MODULES_LOAD_FILE)
-    current_file = gd.read_text_file(load_file, tree)
+    load_file = gd_plan.rooted(roots["host_root"], gd_plan.MODULES_LOAD_FILE)
+    current_file = gd_plan.read_text_file(load_file, tree)
     try:
         if p["acs_saved"] is not None:
-            gd.check_path("acs_saved", p["acs_saved"])
-    except gd.PathError as exc:
+            check_path("acs_saved", p["acs_saved"])
+    except PathError as exc:
         module.fail_json(msg=str(exc))
-    saved_file = gd.rooted(roots["host_root"], p["acs_saved"]) if p["acs_saved"] else None
-    saved_content = gd.read_text_file(saved_file, tree) if saved_file and p["acs"] in ("disable", "enable") else None
+    saved_file = gd_plan.rooted(roots["host_root"], p["acs_saved"]) if p["acs_saved"] else None
+    saved_content = gd_plan.read_text_file(saved_file, tree) if saved_file and p["acs"] in ("disable", "enable") else None
     try:
-        actions = gd.plan(facts, p["peermem"], p["persist"], p["acs"], current_file, host_root=roots["host_root"],
-                          modules_load_file=load_file, topo=topo, saved_file=saved_file, saved_content=saved_content)
-    except gd.PlanError as exc:
+        actions = gd_plan.plan(facts, p["peermem"], p["persist"], p["acs"], current_file, host_root=roots["host_root"],
+                               modules_load_file=load_file, topo=topo, saved_file=saved_file, saved_content=saved_content)
+    except gd_plan.PlanError as exc:
         done(failed=True, msg=str(exc), actions=[], ansible_facts={"gpudirect": facts})
 
-    before = gd.state_view(facts, current_file)
-    after = gd.predicted_view(before, actions)
+    before = gd_plan.state_view(facts, current_file)
+    after = gd_plan.predicted_view(before, actions)
     if actions and not module.check_mode:
         if not roots["host_reads"]:
             done(failed=True, actions=[a.as_dict() for a in actions], ansible_facts={"gpudirect": facts},
@@ -598,12 +602,12 @@ def main():
                      "mounted), or run in check mode to only report."
                      % (roots["sysfs"], roots["procfs"], roots["host_root"], load_file))
         try:
-            gd.ChangeRunner(module).run(actions)
-        except gd.ChangeFailed as exc:
+            gd_runner.ChangeRunner(module).run(actions)
+        except gd_runner.ChangeFailed as exc:
             done(failed=True, msg="GPUDirect change failed: %s" % exc, actions=[a.as_dict() for a in actions],
                  interrupted=exc.interrupted, ansible_facts={"gpudirect": read()[1]})
         topo, facts = read()
-        after = gd.state_view(facts, gd.read_text_file(load_file, tree))
+        after = gd_plan.state_view(facts, gd_plan.read_text_file(load_file, tree))
 
     result = dict(changed=bool(actions), actions=[a.as_dict() for a in actions], ansible_facts={"gpudirect": facts})
     if module._diff:

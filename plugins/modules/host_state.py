@@ -50,6 +50,16 @@ options:
       - Compute the SHA-1 of each regular file's content (the checksum M(ansible.builtin.copy) compares).
     type: bool
     default: true
+  content:
+    description:
+      - Paths, each also in O(paths), whose text to return too, in RV(paths.content). For a small record a role
+        wrote on an earlier run, read in the same call as the rest.
+      - Only a regular file of at most 65536 bytes that is UTF-8 text; for any other RV(paths.content_error) says
+        why and RV(paths.content) is left out.
+    type: list
+    elements: path
+    default: []
+    version_added: 0.2.0
   units:
     description:
       - systemd unit names (for example V(rdma-fabric-lossless.service) or an instance V(rdma-fabric-rxe@eth1.service))
@@ -133,6 +143,17 @@ paths:
       description: Where the link points.
       type: str
       returned: for a link
+    content:
+      description: The file's text.
+      type: str
+      returned: for a path in O(content) that is a regular UTF-8 text file of at most 65536 bytes
+      version_added: 0.2.0
+    content_error:
+      description: Why a path in O(content) has no RV(paths.content) (not a regular file, too large, not UTF-8,
+        not readable).
+      type: str
+      returned: for a path in O(content) whose text could not be returned
+      version_added: 0.2.0
   sample:
     /etc/rdma-fabric/lossless:
       exists: true
@@ -157,8 +178,32 @@ units:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.rdma.fabric.plugins.module_utils.host_state import UNIT_NAME_RULE, is_unit_name, read_path, unit_states
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import PathError, check_path
+from ansible_collections.rdma.fabric.plugins.module_utils.common.host_state import UNIT_NAME_RULE, is_unit_name
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.host_state import read_path, unit_states
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import PathError, check_path
+
+
+# The largest file whose text O(content) returns: a role's own record, never a data file.
+CONTENT_LIMIT = 65536
+
+
+def read_content(path, rec):
+    """``{"content": text}`` of a regular UTF-8 file of at most CONTENT_LIMIT bytes, else ``{"content_error": why}``."""
+    if not rec.get("exists"):
+        return {"content_error": "does not exist"}
+    if rec.get("type") != "file":
+        return {"content_error": "not a regular file"}
+    try:
+        with open(path, "rb") as f:
+            data = f.read(CONTENT_LIMIT + 1)
+    except (IOError, OSError) as e:
+        return {"content_error": os.strerror(e.errno) if e.errno else str(e)}
+    if len(data) > CONTENT_LIMIT:
+        return {"content_error": "larger than %d bytes" % CONTENT_LIMIT}
+    try:
+        return {"content": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"content_error": "not UTF-8 text"}
 
 
 def main():
@@ -167,6 +212,7 @@ def main():
             paths=dict(type="list", elements="path", default=[]),
             checksum=dict(type="bool", default=True),
             units=dict(type="list", elements="str", default=[]),
+            content=dict(type="list", elements="path", default=[]),
         ),
         supports_check_mode=True,
     )
@@ -182,7 +228,13 @@ def main():
     if bad_units:
         module.fail_json(msg="units: %r not allowed; allowed: %s" % (bad_units, UNIT_NAME_RULE))
 
+    stray = [p for p in module.params["content"] if p not in module.params["paths"]]
+    if stray:
+        module.fail_json(msg="content: every path must also be in paths; not in paths: %s" % ", ".join(stray))
+
     paths = dict((p, read_path(p, checksum=module.params["checksum"])) for p in module.params["paths"])
+    for path in module.params["content"]:
+        paths[path].update(read_content(path, paths[path]))
     units = {}
     if module.params["units"]:
         systemctl = module.get_bin_path("systemctl", required=True)

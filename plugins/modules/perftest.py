@@ -166,7 +166,7 @@ notes:
   - Requires perftest or rdmacm-utils on the host (the C(rdma.fabric.mofed) role installs them) and coreutils
     C(timeout).
   - Real perftest output, including C(Conflicting CPU frequency values) warnings between the header and the
-    result rows, is parsed by P(rdma.fabric.perftest_parse#filter), which shares this module's parser.
+    result rows, is parsed (the parser is tested on captured output of each tool).
 seealso:
   - name: perftest
     description: The linux-rdma perftest suite.
@@ -364,7 +364,7 @@ message:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.rdma.fabric.plugins.module_utils import perftest as pt
+from ansible_collections.rdma.fabric.plugins.module_utils.common import perftest as pt
 
 PACKAGES = {"rping": "rdmacm-utils"}
 RESULT_KEYS = ("bandwidth_gbps", "bandwidth_peak_gbps", "msg_rate_mpps", "latency_us", "latency", "rows", "unit",

@@ -416,7 +416,7 @@ ansible_facts:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import (
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import (
     DEFAULT_GATHER_SUBSET,
     GATHER_SUBSETS,
     RdmaFactsError,

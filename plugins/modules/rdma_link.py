@@ -147,9 +147,9 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.rdma.fabric.plugins.module_utils.list_options import ListOptionError, list_of_dicts
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_link import (
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_link import (
     KERNEL_MODULE,
     LINK_TYPES,
     STATES,
@@ -162,7 +162,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.rdma_link import (
     normalise_links,
     plan_changes,
 )
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 
 # links: a list of mappings with these keys (declared raw, checked by list_of_dicts: a refusal names links).

@@ -461,11 +461,12 @@ rollback_failed:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.rdma.fabric.plugins.module_utils.list_options import ListOptionError, list_of_dicts
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine, lock, model
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
+from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine, lock
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError, PortsError, QosRun
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError, ValidationError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError, ValidationError
 
 
 # ets: a list of mappings with these keys (declared raw, checked by list_of_dicts: a refusal names ets).

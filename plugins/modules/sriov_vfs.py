@@ -197,8 +197,9 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.rdma.fabric.plugins.module_utils import sriov as sr
-from ansible_collections.rdma.fabric.plugins.module_utils.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.common import sriov as sriov_rules
+from ansible_collections.rdma.fabric.plugins.module_utils.sriov import pf as sr
 
 
 def _ip_links(module, ip, netdev):
@@ -214,7 +215,7 @@ def _ip_links(module, ip, netdev):
 
 # pfs[].vfs: a list of mappings with these keys (declared raw, checked by list_of_dicts: a refusal names the option).
 VF_OPTIONS = dict(index=dict(type="int"), mac=dict(type="str"), trust=dict(type="bool"),
-                  spoofchk=dict(type="bool"), link_state=dict(type="str", choices=list(sr.LINK_STATES)))
+                  spoofchk=dict(type="bool"), link_state=dict(type="str", choices=list(sriov_rules.LINK_STATES)))
 VFS_FORM = "[{index: 0, mac: '52:54:00:10:00:01', trust: true}, {index: 1, link_state: enable}]"
 
 # The module's arguments (also what the rdma.fabric.sriov_pfs filter's output is checked against in its tests,
@@ -223,7 +224,7 @@ ARGUMENT_SPEC = dict(
     pfs=dict(type="list", elements="dict", default=[], options=dict(
         netdev=dict(type="str", required=True),
         numvfs=dict(type="int"),
-        state=dict(type="str", choices=list(sr.STATES), default="present"),
+        state=dict(type="str", choices=list(sriov_rules.STATES), default="present"),
         vfs=dict(type="raw", default=[]),
     )),
     firmware=dict(type="list", elements="dict", default=[], options=dict(
@@ -297,11 +298,11 @@ def main():
             vfs = list_of_dicts("pfs[%d].vfs" % i, given["vfs"], VF_OPTIONS, VFS_FORM) or []
             pf["vfs"] = [dict((k, v) for k, v in vf.items() if v is not None) for vf in vfs]
             if pf.get("state") == "present" and "numvfs" not in pf:
-                raise sr.SriovError("Invalid pfs (%s): numvfs is required when state is present" % pf["netdev"])
-        wanted = sr.normalise_pfs(raw)
+                raise sriov_rules.SriovError("Invalid pfs (%s): numvfs is required when state is present" % pf["netdev"])
+        wanted = sriov_rules.normalise_pfs(raw)
         firmware = sr.check_firmware(p["firmware"])
         link_timeout = sr.check_link_timeout(p["pf_link_timeout"])
-    except (sr.SriovError, ListOptionError) as e:
+    except (sriov_rules.SriovError, ListOptionError) as e:
         module.fail_json(msg=str(e))
 
     ip = module.get_bin_path("ip", required=bool(wanted))

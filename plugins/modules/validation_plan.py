@@ -147,8 +147,7 @@ options:
     type: str
     default: ""
 seealso:
-  - plugin: rdma.fabric.validate_plan
-    plugin_type: filter
+  - module: rdma.fabric.validation_results
   - module: rdma.fabric.perftest
 """
 

@@ -56,8 +56,6 @@ options:
     default: []
 seealso:
   - module: rdma.fabric.validation_plan
-  - plugin: rdma.fabric.validate_result
-    plugin_type: filter
 """
 
 EXAMPLES = r"""

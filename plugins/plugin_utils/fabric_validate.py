@@ -24,8 +24,8 @@ import ipaddress
 import itertools
 import math
 
-from ansible_collections.rdma.fabric.plugins.module_utils.perftest import TESTS, PerftestError, check_name
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import port_kind
+from ansible_collections.rdma.fabric.plugins.module_utils.common.perftest import TESTS, PerftestError, check_name
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import port_kind
 
 TOPOLOGIES = ("ring", "all_pairs")
 # Per-host variables of the rdma_validate role (host_vars / group_vars), read by the planning action.
@@ -159,7 +159,7 @@ def ring_order(hosts, switch_of=None):
 
 
 def make_pairs(hosts, topology, neighbours=1, switch_of=None):
-    """(server, client) pairs; see :func:`plan`.
+    """(server, client) pairs; see :func:`validation_plan`.
 
     ``ring``: each host with its next ``neighbours`` hosts in ring order (two hosts make one pair),
     plus, when ``switch_of`` names the hosts' switches, one pair per switch from its middle host to
@@ -383,10 +383,10 @@ def reachable_split(hosts, reachable=None):
     return [h for h in hosts if h in reach], [h for h in hosts if h not in reach]
 
 
-def plan(endpoints, hosts, topology="ring", tests=DEFAULT_TESTS, base_port=18515, min_bw_fraction=0.5,
-         min_bw_fraction_soft=0.001, min_bw_gbps=None, max_latency_us=None, max_latency_us_soft=None,
-         lat_iterations=1000, lat_iterations_soft=100, bw_iterations=5000, bw_iterations_soft=300, bw_size=65536,
-         rping_count=10, neighbours=1, switch_of=None, concurrency=0, reachable=None):
+def validation_plan(endpoints, hosts, topology="ring", tests=DEFAULT_TESTS, base_port=18515, min_bw_fraction=0.5,
+                    min_bw_fraction_soft=0.001, min_bw_gbps=None, max_latency_us=None, max_latency_us_soft=None,
+                    lat_iterations=1000, lat_iterations_soft=100, bw_iterations=5000, bw_iterations_soft=300, bw_size=65536,
+                    rping_count=10, neighbours=1, switch_of=None, concurrency=0, reachable=None):
     """Pairs, pre-check results and the runs for the hosts of a play.
 
     ``endpoints`` maps host -> ``select_endpoint`` output; a host of ``hosts``

@@ -24,7 +24,7 @@ import ipaddress
 import json
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     RdmaFactsError,
     check_link_layers,
     describe_ports,

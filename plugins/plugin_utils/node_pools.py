@@ -37,7 +37,7 @@ __metaclass__ = type
 import hashlib
 import json
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     RdmaFactsError,
     host_facts_list,
     port_kind,

@@ -36,7 +36,7 @@ everything. :func:`host_inputs` turns what the report playbook collected (each
 host's facts, registered results, the controller-side reads of hosts that
 dropped out) into the per-host inputs, also in one pass.
 
-A fabric plan (plugins/plugin_utils/plan.py, the ``fabric_plan`` callback's check-mode run) is rendered
+A fabric plan (plugins/plugin_utils/fabric_plan.py, the ``fabric_plan`` callback's check-mode run) is rendered
 here too, in the report's look: :func:`render_plan_section` ("Planned changes", also a section of the
 report when ``build_report`` is given the plan) and :func:`render_plan_html` (fabric-plan.html).
 """
@@ -55,8 +55,8 @@ try:
 except ImportError:  # pragma: no cover - Python 2 has no html module
     from cgi import escape as _html_escape
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import SCHEMA_VERSION, natural_key
-from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fabric_plan
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import SCHEMA_VERSION, natural_key
+from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_plan
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report_svg as rs
 from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl
 

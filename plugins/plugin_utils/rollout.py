@@ -224,7 +224,7 @@ def batch(rollout, batch_hosts, done_hosts=()):
             "reference": done[-1] if done else None}
 
 
-def drain_plan(path, hosts):
+def drain_decisions(path, hosts):
     """Which hosts a drain covers, from the plan of a check-mode run (``fabric-plan.json``) at ``path``.
 
     ``{host: {"drain": bool, "why": str}}`` for each of ``hosts``; None when ``path`` is unset (every
@@ -253,7 +253,7 @@ def drain_plan(path, hosts):
 
 
 def host_drain(plan, host):
-    """``{"drain": bool, "why": str}`` for one host of a plan (the rule of :func:`drain_plan`)."""
+    """``{"drain": bool, "why": str}`` for one host of a plan (the rule of :func:`drain_decisions`)."""
     failed = plan.get("failed") if isinstance(plan.get("failed"), dict) else {}
     unreachable = plan.get("unreachable") if isinstance(plan.get("unreachable"), list) else []
     entry = (plan.get("hosts") or {}).get(host)

@@ -36,7 +36,7 @@ __metaclass__ = type
 import json
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.perftest import MB_BYTES, GBIT, check_ip, check_name
+from ansible_collections.rdma.fabric.plugins.module_utils.common.perftest import MB_BYTES, GBIT, check_ip, check_name
 
 ALLREDUCE_TAG = "RDMA_FABRIC_ALLREDUCE"
 VERBS_TRANSPORTS = ("rc_verbs", "ud_verbs", "rc_mlx5", "ud_mlx5", "dc_mlx5")
@@ -94,10 +94,10 @@ def _env_argv(env, where):
     return ["env"] + _check_env(env, where)
 
 
-def plan(endpoints, hosts, envs, sizes=DEFAULT_SIZES, iterations=20, time_budget_s=3.0, timeout=300,
-         base_port=18600, perftest_iterations=1000, perftest_iterations_soft=100, perftest_bw_size=65536,
-         pairs=None, script="", mpirun_args=None, allow_run_as_root=False, nccl_hosts=None, nccl_envs=None,
-         nccl_binary="all_reduce_perf"):
+def workload_plan(endpoints, hosts, envs, sizes=DEFAULT_SIZES, iterations=20, time_budget_s=3.0, timeout=300,
+                  base_port=18600, perftest_iterations=1000, perftest_iterations_soft=100, perftest_bw_size=65536,
+                  pairs=None, script="", mpirun_args=None, allow_run_as_root=False, nccl_hosts=None, nccl_envs=None,
+                  nccl_binary="all_reduce_perf"):
     """The workload runs for ``hosts`` (only those whose endpoint is ok take part).
 
     ``endpoints``: host -> validate_endpoint output; ``envs``: host -> ucx_env output (the UCX settings each

@@ -76,9 +76,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 SYSFS = os.path.join(ROOT, "tests", "unit", "fixtures", "sysfs")
 
-from ansible_collections.rdma.fabric.plugins.module_utils import gpudirect as gd  # noqa: E402
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts  # noqa: E402
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import ABSENT_ERRNOS, SysfsTree  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import acs_boot as gd_acs_boot  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import probes as gd_probes  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts  # noqa: E402
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import ABSENT_ERRNOS, SysfsTree  # noqa: E402
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (  # noqa: E402
     ACS_CTRL_LINUX_DEFAULT,
     build_ready_host,
@@ -1010,7 +1011,7 @@ def _exec_failure(tmp):
 
 def _boot(tmp, name, change):
     before = build_ready_host(os.path.join(tmp, name + "-before"), acs_ctrl=ACS_CTRL_LINUX_DEFAULT)
-    facts = gd.gather(SysfsTree(before.sys, before.proc), "audit")
+    facts = gd_probes.gather(SysfsTree(before.sys, before.proc), "audit")
     record = os.path.join(tmp, name + ".json")
     with open(record, "w") as handle:
         json.dump(facts["acs"]["boot_config"], handle)
@@ -1018,7 +1019,7 @@ def _boot(tmp, name, change):
     after = build_ready_host(os.path.join(tmp, name + "-after"), acs_ctrl=ACS_CTRL_LINUX_DEFAULT, **kwargs)
     out = open(os.devnull, "w")
     try:
-        code = gd.cli_main(["--config", record, "--sysfs-path", after.sys], out=out)
+        code = gd_acs_boot.cli_main(["--config", record, "--sysfs-path", after.sys], out=out)
     finally:
         out.close()
     words = [struct.unpack_from("<H", after.read_config(a), 0x14E)[0] for a in sorted(after.paths)

@@ -34,7 +34,7 @@ REQUIRED = [
     "meta/runtime.yml", "meta/execution-environment.yml", "requirements.txt", "bindep.txt",
     "changelogs/changelog.yaml", "changelogs/config.yaml",
     "docs/docsite/extra-docs.yml", "docs/docsite/links.yml",
-    "plugins/modules/rdma_device_facts.py", "plugins/module_utils/rdma_schema.py",
+    "plugins/modules/rdma_device_facts.py", "plugins/module_utils/common/rdma_schema.py",
     "plugins/plugin_utils/k8s_rdma.py", "plugins/filter/rdma_ports.py", "plugins/doc_fragments/sysfs.py",
     "roles/mofed/tasks/main.yml", "roles/k8s_rdma_stack/README.md", "roles/gpudirect/README.md",
     "playbooks/site.yml", "inventories/example/01-hosts.yml",

@@ -4,11 +4,13 @@
 """Lossless-RoCE QoS for RoCE ports: the logic behind ``rdma.fabric.roce_qos``
 and the host runtime's ``rdma-fabric qos-apply``.
 
+The option model (validation and normalisation, once for every caller, the
+ports of a call, merge of desired into current state, diff, the exceptions)
+is ``common.qos_model``: the controller's ``roce_qos_ports`` filter and the
+``roce_qos`` action use it too.
+
 Layout:
 
-* :mod:`.model`     - option validation and normalisation (once, for every
-                      caller), the ports of a call, merge of desired into
-                      current state, diff; the exceptions.
 * :mod:`.backend`   - the one backend interface (probe, read, target, plan),
                       the selector, the slot for per-driver DSCP remap rules.
 * :mod:`.common`    - command runner, steps and the shared step helpers.

@@ -40,7 +40,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import CommandError, QosError, app_table_diff, check_backend
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import CommandError, QosError, app_table_diff, check_backend
 
 
 def _pairs(table):

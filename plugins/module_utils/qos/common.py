@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import CommandError, QosError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import CommandError, QosError
 
 
 def quote_argv(argv):

@@ -42,7 +42,7 @@ import json
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import Probe, QosBackend, app_table_steps
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import quote_argv, setter_step
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
     DCB_KEYS,
     TCS,
     CommandError,

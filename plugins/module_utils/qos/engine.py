@@ -37,18 +37,18 @@ import re
 import signal
 import threading
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import model
+from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import BackendGroup, PortContext
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import select_backend as _select
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.configfs import RdmaCmConfigfs
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.dcb import DcbBackend
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.mlnx_qos import MlnxQosBackend
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError, UnsupportedError, ValidationError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError, UnsupportedError, ValidationError
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.netdev import MtuLink, PauseLink
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import PortRef, resolve_ports
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.sysfs_ecn import SysfsEcn
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 
 # The option groups and their backends, in the order their steps run.
 GROUPS = (

@@ -22,7 +22,7 @@ import json
 import os
 import time
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError
 
 LOCK_PATH = "/run/rdma-fabric/qos.lock"
 POLL_SECONDS = 0.2

@@ -58,7 +58,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import (
     attach_table_restore,
 )
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step, quote_argv, setter_step
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
     DCB_KEYS,
     TCS,
     CommandError,

@@ -29,7 +29,7 @@ import re
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import QosBackend
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import command_step, quote_argv
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
     CommandError,
     QosError,
     UnsupportedError,

@@ -17,9 +17,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import ValidationError, check_netdev_name, port_request
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import RdmaFactsGatherer
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import ValidationError, check_netdev_name, port_request
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import RdmaFactsGatherer
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     RdmaFactsError,
     port_kind,
     port_netdev,

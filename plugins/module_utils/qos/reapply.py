@@ -37,11 +37,11 @@ import argparse
 import os
 import sys
 
-from ansible_collections.rdma.fabric.plugins.module_utils.host_cli import PROG, HostProcess, say
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime.host_cli import PROG, HostProcess, say
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import lock
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import QosRun, StopSignals
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
     QosError,
     ValidationError,
     check_entry_keys,
@@ -49,7 +49,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import (
     port_request,
 )
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import check_netdevs_exist, read_facts, resolve
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 
 DEFAULT_DIR = "/etc/rdma-fabric/lossless"
 LOCK_TIMEOUT = 120

@@ -20,7 +20,7 @@ __metaclass__ = type
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import QosBackend
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import write_step
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import ECN_KEYS, PRIORITIES, UnsupportedError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import ECN_KEYS, PRIORITIES, UnsupportedError
 
 CNP_FILES = {"dscp": "cnp_dscp", "priority": "cnp_802p_prio"}
 

@@ -36,7 +36,7 @@ import pytest
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report_svg as rs
 from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils import test_report as data
-from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_plan import fleet_plan
+from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_fabric_plan import fleet_plan
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "fixtures", "fabric")
@@ -158,7 +158,7 @@ def test_html_report_screenshot(tmp_path):
 
 
 def test_html_plan_screenshot(tmp_path):
-    """fabric-plan.html of a fleet plan (tests/unit/plugins/plugin_utils/test_plan.py): header bar, the green
+    """fabric-plan.html of a fleet plan (tests/unit/plugins/plugin_utils/test_fabric_plan.py): header bar, the green
     CHECK MODE badge, the red of the failed and unreachable hosts, the orange of the hosts that would change."""
     png = screenshot(tmp_path, "fabric-plan", rpt.render_plan_html(fleet_plan(), generated_at="2026-11-26T16:00:00+00:00"))
     width, height, rows = read_png(str(png))

@@ -26,7 +26,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.rdma.fabric.plugins.action.fabric_report import ReportError, run_report
 from ansible_collections.rdma.fabric.plugins.modules.fabric_report import ARGUMENT_SPEC
-from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_plan import fleet_plan
+from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_fabric_plan import fleet_plan
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "..", "fixtures", "fabric")

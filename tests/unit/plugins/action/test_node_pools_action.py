@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from ansible_collections.rdma.fabric.plugins.action.node_pools import pool_result
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FACTS = os.path.join(HERE, "..", "..", "fixtures", "k8s", "facts")

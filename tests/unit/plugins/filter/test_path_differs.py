@@ -20,7 +20,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.filter.path_differs import path_differs
-from ansible_collections.rdma.fabric.plugins.module_utils.host_state import read_path
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.host_state import read_path
 
 
 def test_records_as_the_roles_use_them(tmp_path):

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for the rdma_ports filter (the port rule of module_utils/rdma_schema.py for YAML).
+"""Unit tests for the rdma_ports filter (the port rule of module_utils/common/rdma_schema.py for YAML).
 
 Facts and the derived Soft-iWARP double are those of the schema's tests
-(tests/unit/plugins/module_utils/test_rdma_schema.py, provenance there).
+(tests/unit/plugins/module_utils/common/test_rdma_schema.py, provenance there).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,7 +14,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.rdma.fabric.plugins.filter.rdma_ports import rdma_ports
-from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.test_rdma_schema import derived_siw_host, facts
+from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.common.test_rdma_schema import derived_siw_host, facts
 
 
 def test_filter_returns_flat_records():

@@ -15,7 +15,7 @@ from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.rdma.fabric.plugins.filter.sriov_pfs import sriov_pfs
-from ansible_collections.rdma.fabric.plugins.module_utils.list_options import list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import list_of_dicts
 from ansible_collections.rdma.fabric.plugins.modules import sriov_vfs
 
 PF = {"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0, "mac": "52:54:00:10:00:01", "trust": True, "spoofchk": False}]}

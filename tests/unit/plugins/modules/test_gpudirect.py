@@ -25,8 +25,9 @@ import pytest
 
 from ansible.module_utils import basic
 
-from ansible_collections.rdma.fabric.plugins.module_utils import gpudirect as gd
-from ansible_collections.rdma.fabric.plugins.module_utils.pci import find_ext_capability
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import plan as gd_plan
+from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import probes as gd_probes
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.pci import find_ext_capability
 from ansible_collections.rdma.fabric.plugins.modules import gpudirect as module_under_test
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import (
     ACS_CTRL_LINUX_DEFAULT,
@@ -63,7 +64,7 @@ class FakeKernel(object):
             # kmod's modprobe -r of a module that is not loaded does nothing and exits 0
             if os.path.isdir(os.path.join(self.builder.sys, "module", args[1])):
                 self.builder.remove_module(args[1])
-            if not [m for m in gd.PEERMEM_MODULES if os.path.isdir(os.path.join(self.builder.sys, "module", m))] \
+            if not [m for m in gd_probes.PEERMEM_MODULES if os.path.isdir(os.path.join(self.builder.sys, "module", m))] \
                     and os.path.isdir(os.path.join(self.builder.sys, "kernel", "mm", "memory_peers", "nv_mem")):
                 self.builder.remove_memory_peer("nv_mem")
         else:
@@ -114,7 +115,7 @@ def test_check_mode_changes_nothing_and_predicts(run, tmp_path):
     assert result["diff"]["before"] == {"peermem_loaded": [], "modules_load_file": None,
                                         "acs_control": {"0000:17:00.0": "0x001d", "0000:17:01.0": "0x001d"}}
     assert result["diff"]["after"] == {"peermem_loaded": ["nvidia_peermem"],
-                                       "modules_load_file": gd.MODULES_LOAD_HEADER + "nvidia_peermem\n",
+                                       "modules_load_file": gd_plan.MODULES_LOAD_HEADER + "nvidia_peermem\n",
                                        "acs_control": {"0000:17:00.0": "0x0011", "0000:17:01.0": "0x0011"}}
     facts = result["ansible_facts"]["gpudirect"]
     assert facts["ready"] is False
@@ -133,7 +134,7 @@ def test_apply_then_idempotent(run, tmp_path):
     # source validation and upstream forwarding stay on, only the redirect bits go
     assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x0011, 0x0011]
     with open(run.load_file) as handle:
-        assert handle.read() == gd.MODULES_LOAD_HEADER + "nvidia_peermem\n"
+        assert handle.read() == gd_plan.MODULES_LOAD_HEADER + "nvidia_peermem\n"
     assert stat.S_IMODE(os.stat(run.load_file).st_mode) == 0o644
     facts = result["ansible_facts"]["gpudirect"]
     assert facts["ready"] is True, facts["reasons"]

@@ -79,3 +79,30 @@ def test_unit_names_users_write_pass(run_module, monkeypatch):
                         lambda self, argv, **kw: (1, "enabled\nnot-found\n", ""))
     ok, result = run_module({"units": ["rdma-fabric-rxe@eth1.service", "dev-disk-by\\x2duuid.device"]})
     assert ok and result["units"] == {"rdma-fabric-rxe@eth1.service": "enabled", "dev-disk-by\\x2duuid.device": "not-found"}
+
+
+def test_content_of_a_record_in_the_same_call(tmp_path, run_module):
+    """A role's record comes back as text with the rest of the read; anything else says why it has no text."""
+    record = tmp_path / "record.json"
+    record.write_text(u'{"schema": 1, "kernel": "6.1.0-28-amd64"}\n')
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * (host_state.CONTENT_LIMIT + 1))
+    binary = tmp_path / "binary"
+    binary.write_bytes(b"\xff\xfe\x00")
+    paths = [str(record), str(big), str(binary), str(tmp_path), str(tmp_path / "gone"), str(tmp_path / "other")]
+    (tmp_path / "other").write_text(u"not asked for\n")
+    ok, result = run_module({"paths": paths, "content": paths[:5]})
+    assert ok and result["changed"] is False
+    got = result["paths"]
+    assert got[str(record)]["content"] == u'{"schema": 1, "kernel": "6.1.0-28-amd64"}\n'
+    assert got[str(record)]["sha1"] == hashlib.sha1(record.read_bytes()).hexdigest()   # the rest of the record as before
+    assert got[str(big)]["content_error"] == "larger than 65536 bytes" and "content" not in got[str(big)]
+    assert got[str(binary)]["content_error"] == "not UTF-8 text"
+    assert got[str(tmp_path)]["content_error"] == "not a regular file"
+    assert got[str(tmp_path / "gone")] == {"exists": False, "content_error": "does not exist"}
+    assert "content" not in got[str(tmp_path / "other")] and "content_error" not in got[str(tmp_path / "other")]
+
+
+def test_content_of_a_path_not_read_is_rejected_by_name(tmp_path, run_module):
+    ok, result = run_module({"paths": [str(tmp_path)], "content": ["/etc/hostname"]})
+    assert not ok and result["msg"] == "content: every path must also be in paths; not in paths: /etc/hostname"

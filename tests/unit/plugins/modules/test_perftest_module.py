@@ -18,7 +18,7 @@ import pytest
 
 from ansible.module_utils import basic
 
-from ansible_collections.rdma.fabric.plugins.module_utils import perftest as pt
+from ansible_collections.rdma.fabric.plugins.module_utils.common import perftest as pt
 from ansible_collections.rdma.fabric.plugins.modules import perftest as module_under_test
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "perftest")

@@ -15,7 +15,7 @@ import os
 import pytest
 
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
 from ansible_collections.rdma.fabric.plugins.modules import rdma_device_facts
 
 SYSFS_FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "sysfs"))

@@ -356,8 +356,8 @@ def test_check_mode_runs_without_a_lock_it_cannot_create(lab, monkeypatch, tmp_p
 
 def test_restore_puts_the_snapshot_back(lab):
     """lossless_ethernet_state absent: the check-mode `before` taken ahead of the first apply, turned into a
-    port entry (module_utils/qos/restore.py), takes the port back to exactly that state."""
-    from ansible_collections.rdma.fabric.plugins.module_utils.qos import restore
+    port entry (plugin_utils/qos_restore.py), takes the port back to exactly that state."""
+    from ansible_collections.rdma.fabric.plugins.plugin_utils import qos_restore as restore
     before = lab.run(check=True, **PROFILE).result["before"]
     assert lab.run(**PROFILE).result["changed"] is True
     entry, notes = restore.restore_entry("dcbsim0", before)
@@ -372,7 +372,7 @@ def test_restore_puts_the_snapshot_back(lab):
 
 
 def test_driver_defaults_where_no_snapshot_was_taken(lab):
-    from ansible_collections.rdma.fabric.plugins.module_utils.qos import restore
+    from ansible_collections.rdma.fabric.plugins.plugin_utils import qos_restore as restore
     assert lab.run(**PROFILE).result["changed"] is True
     entry, notes = restore.default_entry("dcbsim0", [k for k in PROFILE if k != "netdev"])
     res = lab.run(**entry)

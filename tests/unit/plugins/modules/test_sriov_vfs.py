@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for the sriov_vfs module and module_utils/sriov.
+"""Unit tests for the sriov_vfs module and module_utils/sriov/pf.py and module_utils/common/sriov.py.
 
 The PF is a small sysfs tree built per test (an igb PF as QEMU's 82576 shows
 it: sriov_totalvfs 7). ``IpLinkDouble`` is a TEST DOUBLE for iproute2's
@@ -21,7 +21,8 @@ import pytest
 
 from ansible.module_utils import basic
 
-from ansible_collections.rdma.fabric.plugins.module_utils import sriov as sr
+from ansible_collections.rdma.fabric.plugins.module_utils.common import sriov as sriov_rules
+from ansible_collections.rdma.fabric.plugins.module_utils.sriov import pf as sr
 from ansible_collections.rdma.fabric.plugins.modules import sriov_vfs
 
 
@@ -300,7 +301,7 @@ def test_firmware_applied_with_the_flag_then_idempotent(run_main, host):
 
 
 def test_firmware_bad_device():
-    with pytest.raises(sr.SriovError) as err:
+    with pytest.raises(sriov_rules.SriovError) as err:
         sr.check_firmware([{"device": "mlx5_0; reboot", "num_vfs": 1}])
     assert "is not a PCI address" in str(err.value)
 
@@ -437,6 +438,6 @@ def test_read_link_and_check_link_timeout(tmp_path):
     assert sr.read_link(str(root), "nosuch0") == {"admin_up": None, "carrier": None, "operstate": None}
     assert sr.check_link_timeout(0) == 0
     for bad in (True, -5, "30", 2.5):
-        with pytest.raises(sr.SriovError) as err:
+        with pytest.raises(sriov_rules.SriovError) as err:
             sr.check_link_timeout(bad, param="sriov_pf_link_timeout")
         assert "Invalid sriov_pf_link_timeout" in str(err.value)

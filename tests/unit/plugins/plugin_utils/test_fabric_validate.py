@@ -199,7 +199,7 @@ def endpoints(facts):
 
 
 def test_collect_results_from_each_hosts_record(facts):
-    plan = fv.plan(endpoints(facts), ["lab1", "lab2"], tests=["ib_write_bw"])
+    plan = fv.validation_plan(endpoints(facts), ["lab1", "lab2"], tests=["ib_write_bw"])
     (run,) = plan["runs"]
     assert plan["waves"] == [{"runs": [0], "servers": {"lab1": 0}, "clients": {"lab2": 0}}]
     client = {"results": [{"test": "ib_write_bw", "passed": True, "bandwidth_gbps": 0.05, "message": "ok"}]}
@@ -213,7 +213,7 @@ def test_collect_results_from_each_hosts_record(facts):
 
 
 def test_plan_on_the_lab(facts):
-    plan = fv.plan(endpoints(facts), ["lab1", "lab2"])
+    plan = fv.validation_plan(endpoints(facts), ["lab1", "lab2"])
     assert plan["problems"] == []
     assert [(p["server"], p["client"], p["ok"]) for p in plan["pairs"]] == [("lab1", "lab2", True)]
     assert plan["pairs"][0]["thresholds"] == {"soft": True, "rate_gbps": 2.5, "fraction": 0.001,
@@ -245,7 +245,7 @@ def test_plan_hardware_thresholds(facts):
         port(rdma)["rate_gbps"] = 400.0
         hw[host] = rdma
     hw["lab2"]["devices"][0]["ports"][0]["rate_gbps"] = 200.0
-    plan = fv.plan(endpoints(hw), ["lab1", "lab2"], min_bw_fraction=0.6, min_bw_gbps=150, max_latency_us=10,
+    plan = fv.validation_plan(endpoints(hw), ["lab1", "lab2"], min_bw_fraction=0.6, min_bw_gbps=150, max_latency_us=10,
                    max_latency_us_soft=5000)
     limits = plan["pairs"][0]["thresholds"]
     # the slower port counts; the absolute floor wins when higher
@@ -260,7 +260,7 @@ def test_plan_hardware_thresholds(facts):
 def test_plan_mtu_mismatch_and_down_port_are_named(facts):
     bad = copy.deepcopy(facts)
     port(bad["lab2"])["mtu"] = 9000
-    plan = fv.plan(endpoints(bad), ["lab1", "lab2"])
+    plan = fv.validation_plan(endpoints(bad), ["lab1", "lab2"])
     assert plan["runs"] == []
     assert plan["pairs"][0]["problems"] == ["MTU mismatch: lab1 eth1 has MTU 1500, lab2 eth1 has MTU 9000"]
     results = plan["results"]
@@ -274,7 +274,7 @@ def test_plan_marks_hosts_without_endpoint_as_unreachable(facts):
     eps = endpoints(facts)
     eps["lab3"] = fv.select_endpoint(copy.deepcopy(facts["lab2"]), host="lab3", data_ip="192.0.2.13")
     del eps["lab2"]
-    plan = fv.plan(eps, ["lab1", "lab2", "lab3"], tests=["ib_write_bw"])
+    plan = fv.validation_plan(eps, ["lab1", "lab2", "lab3"], tests=["ib_write_bw"])
     assert [(p["server"], p["client"], p["ok"]) for p in plan["pairs"]] == [
         ("lab1", "lab2", False), ("lab2", "lab3", False), ("lab3", "lab1", True)]
     assert plan["pairs"][0]["problems"] == ["lab2: unreachable or failed before validation"]
@@ -295,7 +295,7 @@ def test_a_slice_never_plans_a_pair_with_a_host_it_cannot_reach(facts):
     reference hosts naming the other slice): lab2 and lab4 are left out before pairing, neither paired
     nor failed, and no run, result or wave names them; the slice's own hosts make their own ring."""
     eps = four_hosts(facts)
-    plan = fv.plan(eps, ["lab1", "lab2", "lab3", "lab4"], tests=["rping"], reachable=["lab1", "lab3"])
+    plan = fv.validation_plan(eps, ["lab1", "lab2", "lab3", "lab4"], tests=["rping"], reachable=["lab1", "lab3"])
     assert plan["left_out"] == ["lab2", "lab4"]
     assert [(p["server"], p["client"]) for p in plan["pairs"]] == [("lab1", "lab3")]
     named = set()
@@ -307,11 +307,11 @@ def test_a_slice_never_plans_a_pair_with_a_host_it_cannot_reach(facts):
     assert named == {"lab1", "lab3"}
     assert plan["problems"] == [] and all(r["passed"] for r in plan["results"])
     # even with the other slice's endpoints at hand (facts from the shared fact cache): still left out
-    assert fv.plan(eps, ["lab2", "lab1"], reachable=["lab1"])["pairs"] == []
+    assert fv.validation_plan(eps, ["lab2", "lab1"], reachable=["lab1"])["pairs"] == []
 
 
 def test_a_slice_of_one_host_has_no_pair_and_says_why(facts):
-    plan = fv.plan(four_hosts(facts), ["lab1", "lab2", "lab3", "lab4"], reachable=["lab2"])
+    plan = fv.validation_plan(four_hosts(facts), ["lab1", "lab2", "lab3", "lab4"], reachable=["lab2"])
     assert plan["pairs"] == [] and plan["runs"] == [] and plan["results"] == []
     assert plan["left_out"] == ["lab1", "lab3", "lab4"]
     assert plan["problems"] == ["need at least two hosts to validate the fabric, got 1 (lab2)"]
@@ -321,8 +321,8 @@ def test_without_a_limit_every_host_is_planned_and_the_fleet_pairs_across_slices
     """The fleet job (no --limit): the ring crosses the slices (lab1-lab2, lab2-lab3, ...)."""
     eps = four_hosts(facts)
     hosts = ["lab1", "lab2", "lab3", "lab4"]
-    plan = fv.plan(eps, hosts, tests=["rping"])
-    assert plan["left_out"] == [] and plan == fv.plan(eps, hosts, tests=["rping"], reachable=hosts + ["other"])
+    plan = fv.validation_plan(eps, hosts, tests=["rping"])
+    assert plan["left_out"] == [] and plan == fv.validation_plan(eps, hosts, tests=["rping"], reachable=hosts + ["other"])
     assert [(p["server"], p["client"]) for p in plan["pairs"]] == [
         ("lab1", "lab2"), ("lab2", "lab3"), ("lab3", "lab4"), ("lab4", "lab1")]
     assert fv.reachable_split(["b", "a", "c"], ["c", "b"]) == (["b", "c"], ["a"])
@@ -332,22 +332,22 @@ def test_without_a_limit_every_host_is_planned_and_the_fleet_pairs_across_slices
 def test_plan_same_ip_and_gid_detected(facts):
     eps = endpoints(facts)
     eps["lab2"] = dict(eps["lab1"], host="lab2")
-    problems = fv.plan(eps, ["lab1", "lab2"])["pairs"][0]["problems"]
+    problems = fv.validation_plan(eps, ["lab1", "lab2"])["pairs"][0]["problems"]
     assert problems == ["lab1 and lab2 both use data IP 192.0.2.11",
                         "lab1 and lab2 have the same GID 0000:0000:0000:0000:0000:ffff:c000:020b"]
 
 
 def test_plan_needs_two_hosts_and_rejects_bad_input(facts):
-    assert fv.plan(endpoints(facts), ["lab1"])["problems"] == [
+    assert fv.validation_plan(endpoints(facts), ["lab1"])["problems"] == [
         "need at least two hosts to validate the fabric, got 1 (lab1)"]
     with pytest.raises(fv.ValidateError, match="tests: unknown test 'iperf'"):
-        fv.plan({}, ["a", "b"], tests=["iperf"])
+        fv.validation_plan({}, ["a", "b"], tests=["iperf"])
     with pytest.raises(fv.ValidateError, match="base_port: 80 is out of range"):
-        fv.plan({}, ["a", "b"], base_port=80)
+        fv.validation_plan({}, ["a", "b"], base_port=80)
     with pytest.raises(fv.ValidateError, match="min_bw_fraction: 1.5 is out of range; allowed: 0.0-1.0"):
-        fv.plan({}, ["a", "b"], min_bw_fraction=1.5)
+        fv.validation_plan({}, ["a", "b"], min_bw_fraction=1.5)
     with pytest.raises(fv.ValidateError, match="lists a test twice"):
-        fv.plan({}, ["a", "b"], tests=["rping", "rping"])
+        fv.validation_plan({}, ["a", "b"], tests=["rping", "rping"])
 
 
 # --- results of runs ---------------------------------------------------------
@@ -367,7 +367,7 @@ def client_result(**kw):
 
 @pytest.fixture(name="run")
 def fixture_run(facts):
-    return fv.plan(endpoints(facts), ["lab1", "lab2"])["runs"][0]
+    return fv.validation_plan(endpoints(facts), ["lab1", "lab2"])["runs"][0]
 
 
 def test_run_result_success(run):
@@ -466,7 +466,7 @@ def test_wave_sides_without_reference_hosts_are_each_hosts_own():
 
 def test_collect_results_reads_a_reference_side_from_its_partner(facts):
     """lab2 as a reference host: lab1 ran both sides of the run and keeps both in its record."""
-    plan = fv.plan(endpoints(facts), ["lab1", "lab2"], tests=["ib_write_bw"])
+    plan = fv.validation_plan(endpoints(facts), ["lab1", "lab2"], tests=["ib_write_bw"])
     (run,) = plan["runs"]
     client = {"results": [{"test": "ib_write_bw", "passed": True, "bandwidth_gbps": 0.05, "message": "ok"}]}
     done = {"lab1": {run["id"]: {"server_start": {"ansible_job_id": "j1"}, "server": {"finished": 1},

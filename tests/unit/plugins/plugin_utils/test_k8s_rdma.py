@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils import k8s_rdma
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "k8s")
 
@@ -190,10 +190,10 @@ def test_cni_config_rejects_bad_networks(network, message):
 ])
 def test_fixture_facts_are_what_rdma_device_facts_reads(fixture, tree):
     """The derived fixture facts used here are what the collection's own facts
-    gatherer (module_utils/rdma_facts.py, behind rdma_device_facts) returns for
+    gatherer (module_utils/facts/rdma_facts.py, behind rdma_device_facts) returns for
     the derived sysfs trees they come from (the trees carry no kernel modules
     or driver-stack markers, so only devices and netdevs are compared)."""
-    from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+    from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
 
     sysfs = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "sysfs", tree, "sys")
     real = gather_rdma_facts(sysfs_path=sysfs)

@@ -12,7 +12,7 @@ import os
 import jsonschema
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils import k8s_rdma
 
 SCHEMAS = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "k8s", "schemas")

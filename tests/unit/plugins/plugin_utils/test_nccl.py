@@ -16,7 +16,7 @@ import os
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import nccl_conf, nccl_env, roce_gid_and_tos
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 FACTS_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "k8s", "facts")
 

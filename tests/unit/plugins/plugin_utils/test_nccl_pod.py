@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import nccl_network_interface
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import nccl_env, pod_nccl_env
 

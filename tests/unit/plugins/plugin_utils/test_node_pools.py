@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils import k8s_rdma, nccl
 from ansible_collections.rdma.fabric.plugins.plugin_utils.node_pools import layout, node_pools, pool_name
 

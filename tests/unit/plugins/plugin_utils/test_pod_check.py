@@ -22,9 +22,9 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils import pod_check as pc
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_facts import gather_rdma_facts
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_plugin_config
 from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import run
 

@@ -19,11 +19,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.plugin_utils import plan as fp
+from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_plan as fp
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report_svg as rs
 from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl
-from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_plan import fleet_plan
+from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_fabric_plan import fleet_plan
 from ansible_collections.rdma.fabric.tests.unit.plugins.plugin_utils.test_workload import REPORT, UCX_INFO_13, _reads, _run, lab_plan
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "fabric")

@@ -197,14 +197,14 @@ def test_drain_plan_drains_only_hosts_that_change_and_every_unknown(tmp_path):
                                 "unreachable": ["n5"], "hosts": {
                                     "n1": {"changes": 0, "stages": {}}, "n2": {"changes": 3, "stages": {}},
                                     "n4": {"changes": 0, "stages": {}}, "n5": {"changes": 0, "stages": {}}}}))
-    assert rollout.drain_plan(str(path), ["n1", "n2", "n3", "n4", "n5"]) == {
+    assert rollout.drain_decisions(str(path), ["n1", "n2", "n3", "n4", "n5"]) == {
         "n1": {"drain": False, "why": "the plan shows nothing to change"},
         "n2": {"drain": True, "why": "3 changes planned"},
         "n3": {"drain": True, "why": "not in the plan"},
         "n4": {"drain": True, "why": "failed in the plan"},
         "n5": {"drain": True, "why": "unreachable in the plan"},
     }
-    assert rollout.drain_plan(None, ["n1"]) is None and rollout.drain_plan("", ["n1"]) is None
+    assert rollout.drain_decisions(None, ["n1"]) is None and rollout.drain_decisions("", ["n1"]) is None
 
 
 @pytest.mark.parametrize("content,words", [
@@ -219,5 +219,5 @@ def test_drain_plan_refuses_what_is_not_a_check_mode_plan(tmp_path, content, wor
     if content is not None:
         path.write_text(content)
     with pytest.raises(rollout.RolloutError) as err:
-        rollout.drain_plan(str(path), ["n1"])
+        rollout.drain_decisions(str(path), ["n1"])
     assert str(err.value).startswith("rdma_fabric_drain_plan: ") and words in str(err.value)

@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import nccl_env
 from ansible_collections.rdma.fabric.plugins.plugin_utils.ucx import ucx_env
 

@@ -42,7 +42,7 @@ def lab_plan(**kw):
     envs = dict((h, ucx_env(facts(h), devices=[eps[h]["device"]])) for h in eps)
     with open(SCRIPT) as f:
         script = f.read()
-    return wl.plan(eps, ["lab1", "lab2"], envs, script=script, **kw)
+    return wl.workload_plan(eps, ["lab1", "lab2"], envs, script=script, **kw)
 
 
 def test_plan_one_rank_per_host_each_with_its_own_ucx_settings():
@@ -70,7 +70,7 @@ def test_plan_one_rank_per_host_each_with_its_own_ucx_settings():
 def test_plan_leaves_out_hosts_without_a_usable_endpoint():
     eps = {"lab1": fv.select_endpoint(facts("lab1"), host="lab1"),
            "lab2": fv.select_endpoint(facts("no-rdma"), host="lab2")}
-    p = wl.plan(eps, ["lab1", "lab2", "lab3"], {"lab1": {}}, script="pass")
+    p = wl.workload_plan(eps, ["lab1", "lab2", "lab3"], {"lab1": {}}, script="pass")
     assert p["hosts"] == ["lab1"] and p["mpirun"] is None
     assert p["problems"][0].startswith("lab2: left out of the workload: lab2: no RDMA devices")
     assert p["problems"][1] == "lab3: left out of the workload: unreachable or failed before validation"
@@ -89,24 +89,24 @@ def test_plan_rejects_bad_input(kwargs, words):
     args.update(kwargs)
     eps = dict((h, fv.select_endpoint(facts(h), host=h)) for h in ("lab1", "lab2"))
     with pytest.raises(wl.WorkloadError) as err:
-        wl.plan(eps, ["lab1", "lab2"], {"lab1": {}, "lab2": {}}, **args)
+        wl.workload_plan(eps, ["lab1", "lab2"], {"lab1": {}, "lab2": {}}, **args)
     assert words in str(err.value)
 
 
 def test_plan_refuses_settings_a_command_line_would_misread():
     eps = dict((h, fv.select_endpoint(facts(h), host=h)) for h in ("lab1", "lab2"))
     with pytest.raises(wl.WorkloadError, match=r"envs\[lab1\]: UCX_TLS=rc;reboot is not a plain environment setting"):
-        wl.plan(eps, ["lab1", "lab2"], {"lab1": {"UCX_TLS": "rc;reboot"}, "lab2": {}}, script="pass")
+        wl.workload_plan(eps, ["lab1", "lab2"], {"lab1": {"UCX_TLS": "rc;reboot"}, "lab2": {}}, script="pass")
 
 
 def test_nccl_tests_on_gpu_hosts_only():
     eps = dict((h, fv.select_endpoint(facts(h), host=h)) for h in ("lab1", "lab2"))
     envs = {"lab1": {}, "lab2": {}}
     nccl_envs = {"lab1": {"NCCL_IB_HCA": "=rxe0:1"}, "lab2": {"NCCL_IB_HCA": "=rxe0:1"}}
-    p = wl.plan(eps, ["lab1", "lab2"], envs, script="pass", nccl_hosts=["lab1", "lab2"], nccl_envs=nccl_envs)
+    p = wl.workload_plan(eps, ["lab1", "lab2"], envs, script="pass", nccl_hosts=["lab1", "lab2"], nccl_envs=nccl_envs)
     text = " ".join(p["nccl"])
     assert "-H 192.0.2.11 env NCCL_IB_HCA==rxe0:1 all_reduce_perf -b 8 -e 4194304 -f 2 -g 1 -n 20" in text
-    assert wl.plan(eps, ["lab1", "lab2"], envs, script="pass", nccl_hosts=["lab1"])["nccl"] is None
+    assert wl.workload_plan(eps, ["lab1", "lab2"], envs, script="pass", nccl_hosts=["lab1"])["nccl"] is None
 
 
 # ---------------------------------------------------------------- parsers

@@ -89,7 +89,7 @@ def test_gpu_host_in_check_mode(tmp_path):
         ("acs_disable", "0000:17:01.0", False),
     ]
     unit = _after(tasks["Write the ACS oneshot unit"])
-    assert ("ExecStart=/usr/bin/python3 /usr/lib/rdma-fabric/rdma-fabric.pyz gpudirect-acs "
+    assert ("ExecStart=/usr/bin/python3 -E -s /usr/lib/rdma-fabric/rdma-fabric.pyz gpudirect-acs "
             "--config /etc/rdma-fabric/gpudirect-acs.json\n") in unit
     assert "Type=oneshot\nRemainAfterExit=yes\n" in unit and "WantedBy=multi-user.target" in unit
     assert "0000:" not in unit  # no bus address: the boot path finds the devices by identity

@@ -37,7 +37,7 @@ def _host(tmp_path, units):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     values = {"host_tools_dir": str(lib), "host_tools_pyz": str(lib / "rdma-fabric.pyz"),
-              "host_tools_wrapper": str(sbin / "rdma-fabric"), "host_tools__units_dir": str(units_dir)}
+              "host_tools_wrapper": str(sbin / "rdma-fabric"), "__host_tools_units_dir": str(units_dir)}
     return lib, sbin / "rdma-fabric", values
 
 

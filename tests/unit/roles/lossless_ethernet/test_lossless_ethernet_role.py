@@ -13,7 +13,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import model
+from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
 
 ROLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "roles")
 TYPES = {"str": str, "bool": bool, "int": int, "list": list, "dict": dict, "path": str}
@@ -56,7 +56,7 @@ def test_the_profile():
 def test_role_passes_every_qos_option_the_module_has_in_one_call():
     """The role's per-port keys are exactly roce_qos's port options (less the other names and the addressing),
     and the role passes its whole port list in one call."""
-    role_keys = _yaml("lossless_ethernet", "vars", "main.yml")["lossless_ethernet__qos_keys"]
+    role_keys = _yaml("lossless_ethernet", "vars", "main.yml")["__lossless_ethernet_qos_keys"]
     assert set(role_keys) == set(model.ALL_KEYS + model.RUN_KEYS)
     defaults = _yaml("lossless_ethernet", "defaults", "main.yml")
     assert all("lossless_ethernet_" + k in defaults for k in role_keys)
@@ -72,7 +72,7 @@ def test_role_passes_every_qos_option_the_module_has_in_one_call():
 def test_the_boot_path_runs_the_host_runtime():
     with open(os.path.join(ROLES, "lossless_ethernet", "templates", "rdma-fabric-lossless.service.j2")) as f:
         unit = f.read()
-    assert "ExecStart={{ host_tools_exec }} qos-apply --dir {{ lossless_ethernet__saved_dir }}" in unit
+    assert "ExecStart={{ host_tools_exec }} qos-apply --dir {{ __lossless_ethernet_saved_dir }}" in unit
     host_vars = _yaml("host_tools", "vars", "main.yml")
     assert host_vars["host_tools_pyz"] == "/usr/lib/rdma-fabric/rdma-fabric.pyz"
     assert host_vars["host_tools_exec"] == "{{ host_tools_python }} -E -s {{ host_tools_pyz }}"
@@ -98,14 +98,14 @@ def test_the_paths_the_role_reads_are_what_ansible_templates(tmp_path):
     - name: Paths
       ansible.builtin.debug:
         msg:
-          persist: "{{ lossless_ethernet__persist_paths }}"
-          saved: "{{ lossless_ethernet__saved_files }}"
+          persist: "{{ __lossless_ethernet_persist_paths }}"
+          saved: "{{ __lossless_ethernet_saved_files }}"
 """ % (os.path.join(ROLES, "lossless_ethernet", "defaults", "main.yml"),
        os.path.join(ROLES, "lossless_ethernet", "vars", "main.yml"),
        os.path.join(ROLES, "host_tools", "vars", "main.yml"))
     extra = {"lossless_ethernet_resolved_ports": [{"netdev": "eth1"}, {"netdev": "dcbsim0"}],
              "host_tools_python": "/usr/bin/python3",
-             "lossless_ethernet__state": {"paths": {"/etc/rdma-fabric/lossless": {
+             "__lossless_ethernet_state": {"paths": {"/etc/rdma-fabric/lossless": {
                  "entries": ["eth1.json", "dcbsim0.json", "notes.txt"]}}}}
     rc, tasks, text = run(tmp_path, playbook, extra)
     assert rc == 0, text

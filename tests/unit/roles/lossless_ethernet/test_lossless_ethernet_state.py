@@ -86,7 +86,7 @@ def test_present_keeps_the_values_before_the_first_apply(host):
 
 def test_a_port_with_its_values_kept_costs_no_extra_call(host, tmp_path):
     before = _files(tmp_path, "before", {"eth1.json": {"netdev": "eth1", "before": {"roce_mode": "v1"}}})
-    rc, tasks, text = host(lossless_ethernet__before_dir=before, lossless_ethernet_persist=False)
+    rc, tasks, text = host(__lossless_ethernet_before_dir=before, lossless_ethernet_persist=False)
     assert rc == 0, text[-4000:]
     skipped = tasks["Read what the ports not configured before have now (one call, changes nothing)"]["localhost"]
     assert skipped.get("skipped") is True
@@ -95,7 +95,7 @@ def test_a_port_with_its_values_kept_costs_no_extra_call(host, tmp_path):
 def test_absent_puts_the_kept_values_back_after_removing_the_persistence(host, tmp_path):
     before = _files(tmp_path, "before", {"eth1.json": {"netdev": "eth1", "before": {
         "roce_mode": "v1", "roce_tos": 0, "trust": None, "pfc": None}}})
-    rc, tasks, text = host(lossless_ethernet_state="absent", lossless_ethernet__before_dir=before)
+    rc, tasks, text = host(lossless_ethernet_state="absent", __lossless_ethernet_before_dir=before)
     assert rc == 0, text[-4000:]
     names = list(tasks)
     assert names.index("Remove the service, the udev rule, the saved settings and any re-apply tool of earlier "
@@ -112,8 +112,8 @@ def test_absent_puts_the_kept_values_back_after_removing_the_persistence(host, t
 def test_absent_without_kept_values_goes_to_the_driver_defaults_of_what_was_saved(host, tmp_path):
     saved = _files(tmp_path, "saved", {"eth1.json": {"netdev": "eth1", "roce_tos": 106, "roce_mode": "v2",
                                                      "pfc": [3], "ets": None, "on_unsupported": "warn"}})
-    rc, tasks, text = host(lossless_ethernet_state="absent", lossless_ethernet__saved_dir=saved,
-                           lossless_ethernet__before_dir=str(tmp_path / "none"))
+    rc, tasks, text = host(lossless_ethernet_state="absent", __lossless_ethernet_saved_dir=saved,
+                           __lossless_ethernet_before_dir=str(tmp_path / "none"))
     assert rc == 0, text[-4000:]
     back = tasks["Put every port back (one call)"]["localhost"]
     assert back["ports"]["eth1"]["after"] == {"roce_mode": "v2", "roce_tos": 0}
@@ -135,8 +135,8 @@ def test_a_plan_on_a_host_without_the_service_reports_it_and_asks_systemd_nothin
     # reports a change and the enable is left to the real run (systemd cannot enable a unit check mode did not
     # write: the rollout plan failed on exactly that in the lab).
     assert not os.path.exists("/etc/systemd/system/rdma-fabric-lossless.service")
-    rc, tasks, text = host(lossless_ethernet__saved_dir=str(tmp_path / "saved"),
-                           lossless_ethernet__before_dir=str(tmp_path / "before"))
+    rc, tasks, text = host(__lossless_ethernet_saved_dir=str(tmp_path / "saved"),
+                           __lossless_ethernet_before_dir=str(tmp_path / "before"))
     assert rc == 0, text[-4000:]
     assert tasks["Install the re-apply service"]["localhost"]["changed"] is True
     assert tasks["Enable the re-apply service (boot, and openibd restarts)"]["localhost"]["skipped"] is True

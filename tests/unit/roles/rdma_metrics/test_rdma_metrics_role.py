@@ -17,7 +17,7 @@ import sys
 import pytest
 import yaml
 
-from ansible_collections.rdma.fabric.plugins.module_utils import metrics
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
 from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import build_ready_host
 
 from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import assert_specs_mirror_defaults, role_yaml
@@ -145,16 +145,16 @@ def test_check_mode_writes_nothing_and_shows_every_file(tmp_path):
     assert cfg["collection_version"] == version
     files = _afters(tasks["Install the collector's service and timer, and the health check"][0])
     unit = files["/etc/systemd/system/rdma-fabric-metrics.service"]
-    assert ("ExecStart=/usr/bin/python3 /usr/lib/rdma-fabric/rdma-fabric.pyz metrics --config /etc/rdma-fabric/metrics.json\n"
+    assert ("ExecStart=/usr/bin/python3 -E -s /usr/lib/rdma-fabric/rdma-fabric.pyz metrics --config /etc/rdma-fabric/metrics.json\n"
             in unit)
     assert "ReadWritePaths=%s -/sys/kernel/config\n" % (tmp_path / "textfile") in unit
     assert "OnUnitActiveSec=30s\n" in files["/etc/systemd/system/rdma-fabric-metrics.timer"]
     assert files["/usr/local/sbin/rdma-fabric-health-check"].endswith(
-        "exec /usr/bin/python3 /usr/lib/rdma-fabric/rdma-fabric.pyz health-check --config /etc/rdma-fabric/metrics.json "
+        "exec /usr/bin/python3 -E -s /usr/lib/rdma-fabric/rdma-fabric.pyz health-check --config /etc/rdma-fabric/metrics.json "
         "--slurm-drain \"$@\"\n")
     dropin = _afters(tasks["Hook the collector to every successful lossless re-apply (drop-in)"][0])
     assert list(dropin) == ["/etc/systemd/system/rdma-fabric-lossless.service.d/50-rdma-fabric-metrics.conf"]
-    assert ("[Service]\nExecStartPost=-/usr/bin/python3 /usr/lib/rdma-fabric/rdma-fabric.pyz metrics "
+    assert ("[Service]\nExecStartPost=-/usr/bin/python3 -E -s /usr/lib/rdma-fabric/rdma-fabric.pyz metrics "
             "--config /etc/rdma-fabric/metrics.json --record-apply\n") in list(dropin.values())[0]
 
 

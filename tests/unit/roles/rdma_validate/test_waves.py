@@ -172,7 +172,7 @@ def test_a_plan_says_which_test_tools_a_real_run_would_install(tmp_path):
     empty = tmp_path / "no-tools"
     empty.mkdir(parents=True)
     proc, result = run(tmp_path, ["lab1", "lab2"], extra=["--check", "-e", json.dumps(
-        {"rdma_validate_install_tools": True, "rdma_validate_tool_dir": str(empty)})])
+        {"rdma_validate_install_tools": True, "__rdma_validate_tool_dir": str(empty)})])
     assert proc.returncode == 0, proc.stdout[-5000:]
     text = " ".join(proc.stdout.split())
     # both hosts report the planned install, in whichever order they finish

@@ -14,7 +14,7 @@ import os
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs, dcb, netdev
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import default_dscp_table
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import default_dscp_table
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     FIXTURES,
     DcbPort,

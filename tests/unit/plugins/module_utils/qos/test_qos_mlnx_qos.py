@@ -15,8 +15,8 @@ import pytest
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     FakeEthtool,
     FakeHost,

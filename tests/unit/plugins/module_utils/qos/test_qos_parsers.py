@@ -15,7 +15,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs, dcb, mlnx_qos, netdev
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError, default_dscp_table
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError, default_dscp_table
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     FakeMlnxQos,
     MlnxPort,

@@ -9,9 +9,9 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import ValidationError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import ValidationError
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import find_port
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     add_netdev,
     add_rxe,
@@ -153,7 +153,7 @@ def test_rxe_and_siw_on_one_netdev_resolve_to_the_roce_port(tmp_path):
 
 def test_many_ports_with_one_facts_read(lab, monkeypatch):
     from ansible_collections.rdma.fabric.plugins.module_utils.qos import port as port_mod
-    from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import port_requests
+    from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import port_requests
     reads = []
     real = port_mod.RdmaFactsGatherer.gather
 

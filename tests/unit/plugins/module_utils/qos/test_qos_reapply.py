@@ -4,7 +4,7 @@ real lab sysfs capture (rxe9 on dcbsim0, rxe0 on virtio eth1), with the
 commands answered by the TEST DOUBLES of qos_test_doubles.py (FakeDcbTool,
 FakeIpLink, FakeEthtool, FakeRdmaCmConfigfs) in place of the host's tools.
 The same file run from the real zip, without Ansible, is tested in
-tests/unit/plugins/plugin_utils/test_host_bundle.py.
+tests/unit/plugins/plugin_utils/test_host_runtime.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,7 +17,7 @@ import signal
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils import host_cli
+from ansible_collections.rdma.fabric.plugins.module_utils.runtime import host_cli
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import configfs, lock, reapply
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     DcbPort,

@@ -14,12 +14,12 @@ import os
 
 import pytest
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos import model
+from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import PortContext
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError, UnsupportedError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError, UnsupportedError
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import PortRef
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.sysfs_ecn import SysfsEcn
-from ansible_collections.rdma.fabric.plugins.module_utils.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import make_tree
 
 
