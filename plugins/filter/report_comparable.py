@@ -18,8 +18,9 @@ description:
   - Taken out, and only this - the time stamp C(generated_at); in every C(validation) entry the measured figures
     C(bandwidth_gbps), C(latency_us), C(elapsed_s) and C(sizes) (the workload stage's rows), set to null; and each
     measured figure quoted in a validation C(message) or a C(problems) sentence (the report's and each host's; a
-    failed test's message is quoted there), such as V(0.052 Gb/s) or V(812.40 us), written V(<measured> Gb/s).
-    Thresholds (V(the threshold 10.00 us)) stay.
+    failed test's message is quoted there), such as V(0.052 Gb/s) or V(812.40 us), written V(<measured> Gb/s);
+    and the note of how many connection attempts a client needed (V(after 2 connection attempts) in parentheses,
+    when its server was slow to listen), dropped. Thresholds (V(the threshold 10.00 us)) stay.
   - Everything else is kept - the hosts, their devices, ports, GIDs, QoS and GPUDirect state, problems, node pools,
     which tests ran and passed, their thresholds, the summary.
 options:

@@ -347,10 +347,13 @@ def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric r
 # the tests measured. ``comparable`` takes exactly these out, so that two runs' reports can be compared
 # (a sliced job against an unsliced run, a run against the one before): the time stamp; in each
 # validation entry the measured figures and those quoted in its message (and in the problems that
-# quote a failed test's message); the workload stage's per-size rows.
+# quote a failed test's message), and how many connection attempts a client needed; the workload
+# stage's per-size rows.
 MEASURED = ("bandwidth_gbps", "latency_us", "elapsed_s", "sizes")
 # a figure with its unit, not a threshold ("... below the threshold 0.003 Gb/s" keeps its 0.003)
 _MEASURED_TEXT = re.compile(r"(?<!threshold )(?<![\w.])[0-9]+\.[0-9]+(?= (?:Gb/s|us)\b)")
+# how often a client had to connect before its server listened (rdma.fabric.perftest's message): timing
+_ATTEMPTS_TEXT = re.compile(r" \(after [0-9]+ connection attempts\)")
 
 
 def comparable(report):
@@ -358,10 +361,14 @@ def comparable(report):
     over the same fabric: ``generated_at`` dropped, in every ``validation`` entry the measured figures
     (``MEASURED``) set to None, and each measured figure in a validation ``message`` or a ``problems``
     sentence (the report's and each host's: a failed test's message is quoted there) - "0.052 Gb/s",
-    "812.40 us", not a threshold - written "<measured> Gb/s". Everything else (hosts, their devices, ports,
-    GIDs, QoS and GPUDirect state, pools, which tests passed, thresholds, the summary) is kept as it is."""
+    "812.40 us", not a threshold - written "<measured> Gb/s", and the note of how many connection attempts a
+    client needed (" (after 2 connection attempts)", when its server was slow to listen) dropped. Everything
+    else (hosts, their devices, ports, GIDs, QoS and GPUDirect state, pools, which tests passed, thresholds,
+    the summary) is kept as it is."""
     def text(value):
-        return _MEASURED_TEXT.sub("<measured>", value) if isinstance(value, str) else value
+        if not isinstance(value, str):
+            return value
+        return _MEASURED_TEXT.sub("<measured>", _ATTEMPTS_TEXT.sub("", value))
 
     out = copy.deepcopy(report)
     out.pop("generated_at", None)

@@ -207,8 +207,8 @@ def test_comparable_takes_out_only_the_time_stamp_and_the_measurements(hosts):
     first = rpt.build_report(hosts, validation(), generated_at="2026-11-27T10:00:00Z")
     second_validation = validation()
     second_validation[1].update(bandwidth_gbps=0.0512, elapsed_s=3.4, message="ib_write_bw client ok: 0.051 Gb/s")
-    second_validation[2].update(latency_us=25000.1,
-                                message="ib_send_lat client failed: latency 25000.10 us above the threshold 10.00 us")
+    second_validation[2].update(latency_us=25000.1, message="ib_send_lat client failed: latency 25000.10 us above "
+                                                            "the threshold 10.00 us (after 2 connection attempts)")
     second = rpt.build_report(hosts, second_validation, generated_at="2026-11-27T11:30:00Z")
     assert first != second
     assert rpt.comparable(first) == rpt.comparable(second)
