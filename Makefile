@@ -30,7 +30,7 @@ LAB        := $(ROOT)/tools/lab/lab
 
 .PHONY: help deps venv collection-link lint sanity unit host-checks molecule molecule-one-vm \
         molecule-two-vm molecule-all test test-all demo lab-image lab-up lab-down lab-status build clean \
-        pack-venvs tools-venv core-venvs tarball-test matrix ee-test docs-test changelog-test host-python \
+        pack-venvs tools-venv core-venvs tarball-test matrix ee-test docs-test docs-run changelog-test host-python \
         bindep release promtool-test ee-image ee-lab
 
 help:
@@ -114,7 +114,8 @@ promtool-test: deps
 # unit: the unit tests run from the installed tarball (tarball-test), not a
 # second time from the work tree (`make unit` stays for development).
 host-checks:
-	$(MAKE) --no-print-directory lint sanity changelog-test host-python tarball-test ee-test docs-test matrix promtool-test
+	$(MAKE) --no-print-directory lint sanity changelog-test host-python tarball-test ee-test docs-test docs-run matrix \
+	  promtool-test
 
 # --- the lab --------------------------------------------------------------
 # (MAKEFLAGS cleared: the dcbsim module's kernel build is a make of its own.)
@@ -208,6 +209,14 @@ ee-lab: venv collection-link lab-image ee-image
 # from the installed tarball.
 docs-test: build tools-venv
 	tests/packaging/docs $(TOOLS_VENV) $(TARBALL)
+
+# The docs' commands (tests/docs, as root: Linux namespaces): every command
+# block of README.md, docs/*.md, roles/*/README.md and inventories/*/README.md
+# run from the installed tarball, or marked `# not run by the tests: <why>`;
+# the Markdown whole (fences, no sentence cut). `python3 tests/docs/docblocks.py`
+# lists the blocks.
+docs-run: build
+	tests/docs/run $(VENV) $(TARBALL)
 
 # Fragments and changelog.yaml lint; CHANGELOG.rst is what changelog.yaml gives
 # and is valid RST.

@@ -10,12 +10,18 @@ __metaclass__ = type
 import datetime
 import json
 import os
-import re
 
 from ansible_collections.rdma.fabric.plugins.modules.fabric_report import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_plan
 from ansible_collections.rdma.fabric.plugins.plugin_utils import report as rpt
-from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction, read_bytes, write_atomic
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import (
+    ControllerAction,
+    check_file_mode,
+    check_file_name,
+    check_folder,
+    read_bytes,
+    write_atomic,
+)
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
 from ansible_collections.rdma.fabric.plugins.plugin_utils.node_pools import node_pools
 
@@ -29,11 +35,10 @@ class ReportError(ValueError):
 
 
 def _mode(mode):
-    if isinstance(mode, int) and not isinstance(mode, bool) and 0 <= mode <= 0o7777:
-        return mode
-    if isinstance(mode, str) and re.fullmatch(r"0?[0-7]{3,4}", mode):
-        return int(mode, 8)
-    raise ReportError("mode: %r is not an octal file mode; allowed: a string such as '0644' or an integer 0-07777" % (mode,))
+    try:
+        return check_file_mode(mode)
+    except ValueError as e:
+        raise ReportError(str(e))
 
 
 def validation_from_file(path):
@@ -78,10 +83,12 @@ def run_report(args, host_values=None, validation=None, check_mode=False, diff=F
     ``validation``: the results to use when ``args["validation"]`` is None (found in hostvars), else the file's.
     """
     base = args["basename"]
-    if not base or "/" in base or base.startswith(".") or "\x00" in base:
-        raise ReportError("basename: %r is not a plain file name; allowed: a name without '/' that does not start with '.'" % base)
+    try:
+        check_file_name(base, "basename")
+        dest = check_folder(args["dest"], "dest")
+    except ValueError as e:
+        raise ReportError(str(e))
     mode = _mode(args["mode"])
-    dest = args["dest"]
     if os.path.exists(dest) and not os.path.isdir(dest):
         raise ReportError("dest: %s exists and is not a folder" % dest)
     hosts = args["hosts"]

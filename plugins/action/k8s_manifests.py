@@ -21,9 +21,7 @@ def dump(obj, width):
 
 def run_manifests(args, check_mode=False, diff=False):
     """The module's return values (shared with the unit tests)."""
-    for name in ("header", "kustomization_header"):
-        if not args[name].startswith(args["marker"]):
-            raise manifests.ManifestError("%s: must begin with the marker %r" % (name, args["marker"]))
+    manifests.check_marker(args["marker"], args["header"], args["kustomization_header"])
     mode = manifests.parse_mode(args["mode"])
     wanted = None
     if args["state"] == "present":

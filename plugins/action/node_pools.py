@@ -7,20 +7,36 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.modules.node_pools import ARGUMENT_SPEC
-from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction, check_var_name
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
-from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import nccl_env
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import ON_NO_RDMA, nccl_env
 from ansible_collections.rdma.fabric.plugins.plugin_utils.node_pools import node_pools
 
 NCCL_OPTIONS = ("link_layers", "devices", "include_soft", "include_vfs", "socket_ifname", "gid_index", "tc",
                 "on_no_rdma", "extra")
 
 
+def check_nccl(nccl):
+    """The ``nccl`` options with ``on_no_rdma`` defaulted, every one checked before any pool is worked out."""
+    bad = sorted(str(k) for k in set(nccl) - set(NCCL_OPTIONS))
+    if bad:
+        raise RdmaFactsError("nccl: unknown option(s) %s; allowed: %s" % (", ".join(bad), ", ".join(NCCL_OPTIONS)))
+    options = dict(nccl)
+    options.setdefault("on_no_rdma", "disable")
+    if options["on_no_rdma"] not in ON_NO_RDMA:
+        raise RdmaFactsError("nccl.on_no_rdma: %r is not allowed; allowed: %s" % (options["on_no_rdma"], ", ".join(ON_NO_RDMA)))
+    try:  # the rules of nccl_env on a host without ports: every option's check, whatever the pools hold
+        nccl_env({"devices": []}, **dict(options, on_no_rdma="disable"))
+    except RdmaFactsError as e:
+        raise RdmaFactsError("nccl: %s" % e)
+    return options
+
+
 def pool_result(hosts, facts_by_host, nccl=None, node_names=None):
     """The module's return values from ``{host: rdma facts}`` (shared with the unit tests)."""
+    options = None if nccl is None else check_nccl(nccl)
     pools = node_pools(facts_by_host, hosts)
     out_pools = {}
     for name, pool in pools.pools.items():
@@ -31,12 +47,7 @@ def pool_result(hosts, facts_by_host, nccl=None, node_names=None):
         out_pools[name] = entry
     for item in pools.summary():
         out_pools[item["name"]]["ports"] = item["ports"]
-    if nccl is not None:
-        bad = sorted(set(nccl) - set(NCCL_OPTIONS))
-        if bad:
-            raise RdmaFactsError("nccl: unknown option(s) %s; allowed: %s" % (", ".join(bad), ", ".join(NCCL_OPTIONS)))
-        options = dict(nccl)
-        options.setdefault("on_no_rdma", "disable")
+    if options is not None:
         for name, entry in out_pools.items():
             try:
                 entry["nccl_env"] = nccl_env(entry["facts"], **options)
@@ -55,6 +66,8 @@ class ActionModule(ControllerAction):
     def run_on_controller(self, args, task_vars):
         hosts = list(args["hosts"])
         name_var = args.get("node_name_var")
+        if name_var is not None:
+            check_var_name(name_var, "node_name_var")
         read = read_hosts(task_vars, hosts, variables=[name_var] if name_var else (), facts=("rdma", "nodename"))
         unknown = [h for h in hosts if not read[h]["known"]]
         if unknown:

@@ -12,7 +12,7 @@ import os
 
 from ansible_collections.rdma.fabric.plugins.modules.validation_results import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
-from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction, write_atomic
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction, check_folder, check_var_name, write_atomic
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
 
 
@@ -52,6 +52,8 @@ class ActionModule(ControllerAction):
 
     def run_on_controller(self, args, task_vars):
         plan = args["plan"]
+        check_folder(args["dest"], "dest", empty_ok=True)
+        check_var_name(args["record_var"], "record_var")
         check_mode = bool(self._task.check_mode)
         records = {}
         if not check_mode:

@@ -29,20 +29,28 @@ description:
     they are reported as C(not_checked), never as missing.
   - Logic in C(plugins/plugin_utils/pod_check.py); the playbook C(playbooks/check_pod.yml) runs it on a spec file and
     a rendered output folder.
+  - Input of the wrong shape (C(containers) that is not a list, a number as a resource name, a worker group that is not
+    a mapping) fails naming the document and the field; YAML text that does not parse fails naming its file.
 options:
   _input:
-    description: The workload object, or a list of objects (the documents of a YAML file).
+    description:
+      - The workload object, or a list of objects (the documents of a YAML file), or the YAML text of the file (then
+        O(workload_file) names it in errors).
     type: raw
     required: true
   configs:
-    description: Rendered objects (ConfigMaps, NicClusterPolicy; other kinds are ignored) or config dicts.
-    type: list
-    elements: dict
+    description:
+      - Rendered objects (ConfigMaps, NicClusterPolicy; other kinds are ignored) or config dicts, or a mapping of file
+        names to their YAML text (every value a string), parsed here so that a file that is not YAML is named.
+    type: raw
     required: true
   pools:
     description: Node pool name -> the RDMA facts of one of its hosts (or a list of its hosts' facts).
     type: dict
     required: true
+  workload_file:
+    description: The name of the workload's file, for the errors (with YAML text as input).
+    type: str
 """
 
 EXAMPLES = r"""
@@ -72,10 +80,10 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
 from ansible_collections.rdma.fabric.plugins.plugin_utils.pod_check import check
 
 
-def pod_check(workload, configs, pools):
+def pod_check(workload, configs, pools, workload_file=None):
     """See DOCUMENTATION."""
     try:
-        return check(workload, configs, pools)
+        return check(workload, configs, pools, workload_file=workload_file)
     except RdmaFactsError as e:
         raise AnsibleFilterError("rdma.fabric.pod_check: %s" % e)
 

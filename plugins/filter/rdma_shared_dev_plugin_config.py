@@ -22,6 +22,9 @@ description:
     never; ports in any state, so the parts do not move when a link drops) in (NUMA node, PCI address) order cut
     into C(parts) consecutive parts, the first parts one port longer when they do not divide evenly. A split
     resource that no pool gives an ACTIVE port is left out (empty selectors would select every device).
+  - Warns (an Ansible warning) for each node pool that gives a split resource no ACTIVE port, naming the pool, the
+    resource and why (a pool with one RDMA port has no second half, since a device is in at most one resource), as
+    pods asking for that resource do not run on the pool's nodes; and for each split resource it leaves out.
   - Fails when the merged selectors select one device of a pool in two resources, or in a derived resource the
     pool did not give it to, naming the nodes and the devices.
 options:
@@ -108,18 +111,22 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
+from ansible.utils.display import Display
 
-from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_plugin_config
+from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_gaps, shared_dev_plugin_config
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
 
 def rdma_shared_dev_plugin_config(resources, facts, include_soft=False, periodic_update_interval=None, pool_resources=None):
     """k8s-rdma-shared-dev-plugin configuration (see DOCUMENTATION)."""
     try:
-        return shared_dev_plugin_config(resources, facts, include_soft=include_soft,
-                                        periodic_update_interval=periodic_update_interval, pool_resources=pool_resources)
+        doc = shared_dev_plugin_config(resources, facts, include_soft=include_soft,
+                                       periodic_update_interval=periodic_update_interval, pool_resources=pool_resources)
     except RdmaFactsError as e:
         raise AnsibleFilterError("rdma.fabric.rdma_shared_dev_plugin_config: %s" % e)
+    for gap in shared_dev_gaps(resources, facts, include_soft=include_soft, pool_resources=pool_resources):
+        Display().warning("rdma.fabric.rdma_shared_dev_plugin_config: %s." % gap)
+    return doc
 
 
 class FilterModule(object):

@@ -46,7 +46,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.rdma.fabric.plugins.plugin_utils.report import comparable
+from ansible_collections.rdma.fabric.plugins.plugin_utils.report_model import comparable
 
 
 def report_comparable(report):

@@ -12,17 +12,22 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+from ansible.utils.display import Display
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils import rollout
 
 
-def rollout_settings(serial, max_fail_percentage=None, hosts=None, batch_reboot=None, batch_reboot_timeout=None, job=None):
-    """rdma_fabric_serial, rdma_fabric_max_fail_percentage, the batch reboot settings and rdma_fabric_job checked,
-    and the batches."""
+def rollout_settings(serial, max_fail_percentage=None, hosts=None, batch_reboot=None, batch_reboot_timeout=None,
+                     k8s_drain_timeout=None, allow_single_batch=None, flags=None, job=None):
+    """The rollout settings and rdma_fabric_job checked (risky ones shown as warnings), and the batches."""
     try:
-        return rollout.settings(serial, max_fail_percentage, hosts or [], batch_reboot, batch_reboot_timeout, job)
+        result = rollout.settings(serial, max_fail_percentage, hosts or [], batch_reboot, batch_reboot_timeout,
+                                  k8s_drain_timeout, allow_single_batch, flags, job)
     except rollout.RolloutError as e:
         raise AnsibleFilterError(str(e))
+    for text in result["warnings"]:
+        Display().warning("rdma.fabric rollout: %s" % text)
+    return result
 
 
 def rollout_batch(settings, batch_hosts, done_hosts=None):

@@ -17,12 +17,17 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.perftest import
 from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl
 
 
-def workload_plan(endpoints, hosts, envs, **kwargs):
-    """The workload runs (mpirun argv, ucx_perftest runs, nccl-tests argv) for the hosts."""
+def workload_plan(endpoints, hosts, envs, var_names=None, **kwargs):
+    """The workload runs (mpirun argv, ucx_perftest runs, nccl-tests argv) for the hosts; an error names the option,
+    and the variable it came from when ``var_names`` (option -> variable) says."""
     try:
         return wl.workload_plan(endpoints, hosts, envs, **kwargs)
     except (wl.WorkloadError, PerftestError, TypeError) as e:
-        raise AnsibleFilterError("workload_plan: %s" % e)
+        text = str(e)
+        option = text.split(":", 1)[0]
+        if option in (var_names or {}):
+            text = "%s (%s)%s" % (var_names[option], option, text[len(option):])
+        raise AnsibleFilterError("workload_plan: %s" % text)
 
 
 def workload_allreduce_result(plan, run, before=None, after=None, check_mode=False):

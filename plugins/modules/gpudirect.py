@@ -532,11 +532,11 @@ ansible_facts:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.sysfs_path import SYSFS_PATH
 from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import plan as gd_plan
 from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import probes as gd_probes
 from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect import runner as gd_runner
-from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import PathError
-from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import check_path
+from ansible_collections.rdma.fabric.plugins.module_utils.common.paths import PathError, check_path
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.pci import PciTopology
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 
@@ -549,7 +549,7 @@ def main():
             acs=dict(type="str", default="audit", choices=["audit", "disable", "enable", "ignore"]),
             acs_saved=dict(type="path"),
             host_root=dict(type="path", default="/"),
-            sysfs_path=dict(type="path"),
+            sysfs_path=dict(SYSFS_PATH, default=None),
             procfs_path=dict(type="path"),
         ),
         supports_check_mode=True,

@@ -60,6 +60,14 @@ options:
     elements: path
     default: []
     version_added: 0.2.0
+  marker:
+    description:
+      - The line that marks a file as written by the calling role (its ownership marker, such as
+        V(# Written by rdma.fabric.job_env)). For every regular file in O(paths), RV(paths.marked) says whether one of
+        its lines starts with it within the first 4096 bytes, so the role replaces or removes only its own files
+        without the file's text leaving the host.
+    type: str
+    version_added: 0.2.0
   units:
     description:
       - systemd unit names (for example V(rdma-fabric-lossless.service) or an instance V(rdma-fabric-rxe@eth1.service))
@@ -154,6 +162,11 @@ paths:
       type: str
       returned: for a path in O(content) whose text could not be returned
       version_added: 0.2.0
+    marked:
+      description: Whether the file carries the O(marker) line (false for a file that cannot be read).
+      type: bool
+      returned: for a regular file, with O(marker)
+      version_added: 0.2.0
   sample:
     /etc/rdma-fabric/lossless:
       exists: true
@@ -180,11 +193,24 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.rdma.fabric.plugins.module_utils.common.host_state import UNIT_NAME_RULE, is_unit_name
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.host_state import read_path, unit_states
-from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import PathError, check_path
+from ansible_collections.rdma.fabric.plugins.module_utils.common.paths import PathError, check_path
 
 
 # The largest file whose text O(content) returns: a role's own record, never a data file.
 CONTENT_LIMIT = 65536
+# How far into a file O(marker) is looked for (the marker sits in a file's first lines).
+MARKER_WINDOW = 4096
+
+
+def is_marked(path, marker):
+    """Whether one of the first lines (MARKER_WINDOW bytes) of the file at ``path`` starts with ``marker``."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(MARKER_WINDOW)
+    except (IOError, OSError):
+        return False
+    want = marker.encode("utf-8")
+    return any(line.startswith(want) for line in head.split(b"\n"))
 
 
 def read_content(path, rec):
@@ -213,6 +239,7 @@ def main():
             checksum=dict(type="bool", default=True),
             units=dict(type="list", elements="str", default=[]),
             content=dict(type="list", elements="path", default=[]),
+            marker=dict(type="str"),
         ),
         supports_check_mode=True,
     )
@@ -228,6 +255,9 @@ def main():
     if bad_units:
         module.fail_json(msg="units: %r not allowed; allowed: %s" % (bad_units, UNIT_NAME_RULE))
 
+    marker = module.params["marker"]
+    if marker is not None and (not marker.strip() or "\n" in marker or any(ord(c) < 32 for c in marker)):
+        module.fail_json(msg="marker: %r is not allowed; allowed: one line of text that is not blank" % (marker,))
     stray = [p for p in module.params["content"] if p not in module.params["paths"]]
     if stray:
         module.fail_json(msg="content: every path must also be in paths; not in paths: %s" % ", ".join(stray))
@@ -235,6 +265,10 @@ def main():
     paths = dict((p, read_path(p, checksum=module.params["checksum"])) for p in module.params["paths"])
     for path in module.params["content"]:
         paths[path].update(read_content(path, paths[path]))
+    if marker is not None:
+        for path, rec in paths.items():
+            if rec.get("type") == "file":
+                rec["marked"] = is_marked(path, marker)
     units = {}
     if module.params["units"]:
         systemctl = module.get_bin_path("systemctl", required=True)

@@ -416,6 +416,7 @@ ansible_facts:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.sysfs_path import SYSFS_PATH
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import (
     DEFAULT_GATHER_SUBSET,
     GATHER_SUBSETS,
@@ -427,7 +428,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts impor
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            sysfs_path=dict(type="path", default="/sys"),
+            sysfs_path=SYSFS_PATH,
             devices=dict(type="list", elements="str"),
             gather_subset=dict(type="list", elements="str", choices=list(GATHER_SUBSETS), default=list(DEFAULT_GATHER_SUBSET)),
         ),

@@ -18,7 +18,8 @@ description:
   - Reads the current links from sysfs through the collection's facts gatherer (the same read as
     M(rdma.fabric.rdma_device_facts)); changes only what differs. A present link that is missing, or exists on another
     netdev or with another type, is (re)created; a link of the same type on the same netdev under another name is
-    replaced; an absent link that exists is deleted. Hardware RDMA devices are never touched.
+    replaced, with a warning naming the link deleted (whatever uses it loses it); an absent link that exists is
+    deleted. Hardware RDMA devices are never touched.
   - Loads the kernel module a link type needs (C(rdma_rxe), C(siw)) before creating a link. Fails before anything is
     touched when the kernel has no such module (naming the module and the kernel option), when a netdev does not
     exist, or on bad input (naming the parameter and the allowed values).
@@ -29,6 +30,7 @@ author:
   - rdma.fabric developers (@rdma-fabric)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - rdma.fabric.sysfs
 attributes:
   check_mode:
     support: full
@@ -83,11 +85,6 @@ options:
         description: V(present) or V(absent); default O(state).
         type: str
         choices: [present, absent]
-  sysfs_path:
-    description:
-      - The host's sysfs root, where the links are read.
-    type: path
-    default: /sys
 notes:
   - Debian 12's kernel has C(rdma_rxe) but no C(siw); the collection's VM lab builds C(siw) from Debian's kernel source.
 seealso:
@@ -148,6 +145,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.sysfs_path import SYSFS_PATH
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import gather_rdma_facts
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_link import (
     KERNEL_MODULE,
@@ -161,6 +159,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_link impor
     modules_to_load,
     normalise_links,
     plan_changes,
+    replacements,
 )
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
 
@@ -194,7 +193,7 @@ def main():
             netdev=dict(type="str"),
             state=dict(type="str", choices=list(STATES), default="present"),
             links=dict(type="raw"),
-            sysfs_path=dict(type="path", default="/sys"),
+            sysfs_path=SYSFS_PATH,
         ),
         mutually_exclusive=[["name", "links"]],
         required_one_of=[["name", "links"]],
@@ -229,6 +228,8 @@ def main():
 
     before = current_links(facts)
     delete, create = plan_changes(wanted, before)
+    for text in replacements(wanted, before):
+        module.warn(text)
     load = modules_to_load(create, facts["modules"])
     changed = bool(delete or create)
     rdma, modprobe = "rdma", "modprobe"

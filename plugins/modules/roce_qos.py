@@ -25,11 +25,19 @@ description:
     (C(ports[N].option) in the list form) and the allowed values. A netdev must exist and be a RoCE port, that
     is listed by an RDMA device under C(/sys/class/infiniband) (in C(ports/*/gid_attrs/ndevs), the rxe C(parent)
     file, or C(device/net)) whose port is of kind C(roce) in the facts; iWARP and InfiniBand ports are refused.
+  - Valid settings that defeat the profile are warned about before anything runs, naming the settings and the
+    risk - PFC on all eight priorities; with DSCP trust, a O(roce_tos) whose DSCP maps (O(dscp2prio), else the
+    default map DSCP >> 3) to a priority without PFC (C(roce_tos=0) included); CNPs (O(cnp)) on a priority with PFC.
   - If a step fails part-way (a command that fails or cannot be started), or the module is asked to stop
     (SIGTERM, SIGHUP, SIGINT; the step under way finishes first), the steps this run already applied, on every
     port, are undone in reverse order and the task fails saying which step failed, what was rolled back and what
     could not be. After applying a port, the module reads it back; a state that differs from the plan (for
     example a trust state the driver flipped) is treated the same way.
+  - "O(sysfs_path) moves the reads only: the commands (C(dcb), C(mlnx_qos), C(ip), C(ethtool)) always change the
+    ports of this process's network namespace. So with another value than C(/sys) the module changes something
+    only when that tree is this namespace's sysfs (container mode - the host's network namespace with the host's
+    C(/sys) mounted there - each port's netdev has the same ifindex in the tree as C(ip link) gives); otherwise
+    it fails naming O(sysfs_path) before any change. Check mode only reads and is never refused."
   - The module holds the host's QoS lock (C(/run/rdma-fabric/qos.lock)) while it reads and changes ports, as
     the boot-time re-apply of C(rdma.fabric.lossless_ethernet) (C(rdma-fabric qos-apply)) does, so the two never
     change a port at the same time; see O(lock_timeout).
@@ -60,6 +68,7 @@ author:
   - rdma.fabric developers (@rdma-fabric)
 extends_documentation_fragment:
   - rdma.fabric.action_group.sysfs_group
+  - rdma.fabric.sysfs
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying target.
@@ -223,22 +232,12 @@ options:
     type: str
     choices: [fail, warn]
     default: fail
-  sysfs_path:
-    description:
-      - Where sysfs is mounted. Configfs is expected at C(SYSFS_PATH/kernel/config). Change it to run against a
-        container's bind mount of the host's C(/sys) or a fixture tree.
-      - The commands (C(dcb), C(mlnx_qos), C(ip), C(ethtool)) always change the ports of this process's network
-        namespace. So with another value than C(/sys) the module changes something only when that tree is this
-        namespace's sysfs (container mode - the host's network namespace with the host's C(/sys) mounted there -
-        each port's netdev has the same ifindex in the tree as C(ip link) gives); otherwise it fails naming
-        O(sysfs_path) before any change. Check mode only reads and is never refused.
-    type: path
-    default: /sys
   lock_timeout:
     description:
       - Seconds to wait for the host's QoS lock (C(/run/rdma-fabric/qos.lock)) while another run holds it (the
         boot-time re-apply, or another task). When it runs out the task fails, changing nothing, and the error
-        names the holder (pid, what, since when). V(0) does not wait; a negative value is an error.
+        names the holder (pid, what, since when). V(0) does not wait; at most V(86400) (a day), a negative value is
+        an error.
       - In check mode a lock that cannot be created (no write access to C(/run)) only warns.
     type: int
     default: 120
@@ -462,9 +461,10 @@ rollback_failed:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.sysfs_path import SYSFS_PATH
 from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import engine, lock
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import CommandRunner
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError, PortsError, QosRun
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError, ValidationError
 
@@ -504,9 +504,12 @@ def argument_spec():
         pause=dict(type="bool"),
         backend=dict(type="str", default="auto", choices=list(model.BACKEND_CHOICES)),
         on_unsupported=dict(type="str", default="fail", choices=list(model.ON_UNSUPPORTED_CHOICES)),
-        sysfs_path=dict(type="path", default="/sys"),
+        sysfs_path=SYSFS_PATH,
         lock_timeout=dict(type="int", default=120),
     )
+
+
+LOCK_TIMEOUT_MAX = 86400  # a day: a longer wait is no timeout (a run would hang on a lock that never frees)
 
 
 def _warn_all(module, warnings):
@@ -534,9 +537,12 @@ def main():
         module.fail_json(msg=str(e), param=e.param, commands=[])
     qos = None
     try:
-        if params["lock_timeout"] < 0:
-            raise ValidationError("lock_timeout", "%d is negative; allowed: 0 or more seconds (0: do not wait)" % params["lock_timeout"])
+        if not 0 <= params["lock_timeout"] <= LOCK_TIMEOUT_MAX:
+            raise ValidationError("lock_timeout", "%d is out of range; allowed: 0 (do not wait) to %d seconds"
+                                  % (params["lock_timeout"], LOCK_TIMEOUT_MAX))
         tree, jobs = engine.plan_call(params)
+        for request, _ref in jobs:  # valid but risky settings: said before anything runs
+            _warn_all(module, model.risks(request.desired, request.prefix))
         with lock.held("roce_qos (Ansible)", params["lock_timeout"], required=not module.check_mode, warn=module.warn):
             if not module.check_mode:
                 engine.check_host_sysfs(CommandRunner(module), tree, jobs)

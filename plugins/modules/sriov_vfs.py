@@ -20,6 +20,11 @@ description:
   - Reads the PFs from sysfs and the VF settings from C(ip -j link show PF) first, changes only what differs, and reads
     them back afterwards. Bad input, a PF that does not exist, is not SR-IOV capable or has fewer VFs than asked fail
     before anything is touched, naming the parameter and the allowed values.
+  - If a command fails (or cannot start), the PFs do not read back as planned, or the module is asked to stop
+    (SIGTERM, SIGHUP, SIGINT; the command under way finishes first), the changes this run made are undone in
+    reverse order - VF counts, C(sriov_drivers_autoprobe), VF settings, firmware settings - and the task fails
+    saying what failed, what was rolled back and what could not be. VFs that a rollback brings back (after the
+    run had removed them) get the driver's defaults, as after any count change.
   - NVIDIA firmware (O(firmware)) - reads C(SRIOV_EN) and C(NUM_OF_VFS) with C(mlxconfig -e q) and plans what the next
     boot needs. The settings are written (C(mlxconfig -y set)) only with O(firmware_apply=true), and take effect after
     a reboot, which the caller does (the P(rdma.fabric.sriov#role) role reboots only when asked).
@@ -28,6 +33,7 @@ author:
   - rdma.fabric developers (@rdma-fabric)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - rdma.fabric.sysfs
 attributes:
   check_mode:
     support: full
@@ -110,6 +116,7 @@ options:
         C(operstate) lags behind a reset). Writing C(sriov_numvfs) resets some PFs (C(igb) - the link goes and comes
         back about two seconds later), and a VF driver that binds in that gap cannot reach the PF (C(igbvf) - "PF
         still in reset state", a random MAC address, no carrier).
+      - At most V(3600) (an hour; the boot unit waits as long).
       - When the time runs out the VFs are probed all the same (they may still come up with the PF's link), with a
         warning naming the PF and the seconds waited, and RV(pf_link_waits) says so.
       - A PF that was administratively down before the change (no C(IFF_UP) in its C(flags)) is not waited for (its
@@ -118,10 +125,6 @@ options:
         wait. A negative or non-whole number is refused, naming this option.
     type: int
     default: 30
-  sysfs_path:
-    description: The host's sysfs root.
-    type: path
-    default: /sys
 seealso:
   - module: rdma.fabric.rdma_device_facts
 """
@@ -179,6 +182,16 @@ commands:
   returned: always
   type: list
   elements: list
+rolled_back:
+  description: The undo commands that ran, in the order they ran (reverse order of the changes).
+  returned: failure, when a change failed
+  type: list
+  elements: str
+rollback_failed:
+  description: Undo commands that failed; what they would have restored was left as it was after the failure.
+  returned: failure, when a change failed
+  type: list
+  elements: str
 pf_link_waits:
   description: Per probe of a PF's VFs that had VFs without a driver, the wait for the PF's link before it (none in check mode).
   returned: always
@@ -198,7 +211,19 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.rdma.fabric.plugins.module_utils.argspec.list_options import ListOptionError, list_of_dicts
+from ansible_collections.rdma.fabric.plugins.module_utils.argspec.sysfs_path import SYSFS_PATH
+from ansible_collections.rdma.fabric.plugins.module_utils.change.engine import (
+    Changes,
+    ReadBackError,
+    Step,
+    StepFailed,
+    StopSignals,
+    read_back_step,
+    signal_name,
+)
 from ansible_collections.rdma.fabric.plugins.module_utils.common import sriov as sriov_rules
+from ansible_collections.rdma.fabric.plugins.module_utils.common.paths import PathError
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import check_sysfs_root
 from ansible_collections.rdma.fabric.plugins.module_utils.sriov import pf as sr
 
 
@@ -233,7 +258,7 @@ ARGUMENT_SPEC = dict(
     )),
     firmware_apply=dict(type="bool", default=False),
     pf_link_timeout=dict(type="int", default=30),
-    sysfs_path=dict(type="path", default="/sys"),
+    sysfs_path=SYSFS_PATH,
 )
 
 # The clock and the sleep of the wait for a PF's link (the unit tests put TEST DOUBLES here: no test sleeps).
@@ -287,11 +312,35 @@ def _run(module, sysfs, argv, before_probe=None):
     return rc, err
 
 
+class CommandFailed(Exception):
+    """A command of the plan (or of its undo) failed: the message says which and why."""
+
+
+def _failure_text(failed):
+    """The message of a run that failed and was rolled back: what failed, what was undone, what could not be."""
+    if failed.interrupted:
+        text = "stopped by %s %s" % (signal_name(failed.cause.signum), "after the step under way finished"
+                                     if failed.restored or failed.left else "before any change")
+    else:
+        text = str(failed.cause)
+    if failed.restored:
+        text += "; rolled back, in reverse order: %s" % "; ".join(s.undo_description for s in failed.restored)
+    elif not failed.left:
+        text += "; nothing had been changed before it, so nothing was rolled back"
+    if failed.left:
+        text += "; COULD NOT roll back (left as they are now): %s" % "; ".join(
+            "%s: %s" % (s.undo_description, e) for s, e in failed.left)
+    if failed.signals:
+        text += "; %s arrived during the rollback, which ran to its end" % ", ".join(failed.signals)
+    return text
+
+
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
     sysfs = p["sysfs_path"]
     try:
+        check_sysfs_root(sysfs)
         # AnsibleModule fills left-out suboptions with None: drop them, so the defaults of the checks apply.
         raw = [dict((k, v) for k, v in pf.items() if v is not None and k != "vfs") for pf in p["pfs"]]
         for i, (pf, given) in enumerate(zip(raw, p["pfs"])):
@@ -302,7 +351,7 @@ def main():
         wanted = sriov_rules.normalise_pfs(raw)
         firmware = sr.check_firmware(p["firmware"])
         link_timeout = sr.check_link_timeout(p["pf_link_timeout"])
-    except (sriov_rules.SriovError, ListOptionError) as e:
+    except (sriov_rules.SriovError, ListOptionError, PathError) as e:
         module.fail_json(msg=str(e))
 
     ip = module.get_bin_path("ip", required=bool(wanted))
@@ -326,14 +375,19 @@ def main():
                                applied=False))
 
     plans = []
-    commands = []
+    commands, undos = [], []
     for w in wanted:
         steps, changes = sr.plan_pf(w, have[w["netdev"]], settings[w["netdev"]])
         plans.append((w, steps, changes))
-        commands += sr.pf_commands(sysfs, w, have[w["netdev"]], steps, changes, ip)
+        pf_commands = sr.pf_commands(sysfs, w, have[w["netdev"]], steps, changes, ip)
+        commands += pf_commands
+        undos += sr.undo_commands(w, have[w["netdev"]], settings[w["netdev"]], pf_commands, ip)
+    pf_command_count = len(commands)
     for fw in fw_results:
         if fw["changes"] and p["firmware_apply"]:
             commands.append(sr.firmware_set_argv(mlxconfig, fw["device"], fw["changes"]))
+            before = dict((k, fw["current"][k]) for k in fw["changes"] if k in fw["current"])
+            undos.append(sr.firmware_set_argv(mlxconfig, fw["device"], before))
     changed = bool(commands)
     warnings = ["firmware (%s): the next boot would need %s; not written (firmware_apply is false)"
                 % (fw["device"], ", ".join("%s=%d" % kv for kv in sorted(fw["changes"].items())))
@@ -350,31 +404,40 @@ def main():
         def before_probe(netdev):
             link_waits.append(_wait_for_pf(module, sysfs, netdev, admin_up.get(netdev), link_timeout))
 
-        done = []
-        for argv in commands:
-            rc, err = _run(module, sysfs, argv, before_probe)
-            if rc != 0:
-                # VF drivers held back for the settings bind all the same (best effort)
-                released = [a for a in sr.release_commands(commands[len(done) + 1:])
-                            if _run(module, sysfs, a, before_probe)[0] == 0]
-                module.fail_json(msg="%s failed: %s; done before it: %s; not done: %s" % (
-                    " ".join(argv), err.strip(), [" ".join(a) for a in done] or "nothing",
-                    [" ".join(a) for a in commands[len(done) + 1:] if a not in released] or "nothing"), commands=commands,
-                    pf_link_waits=link_waits)
-            done.append(argv)
+        def command_step(argv, undo):
+            def run(command):
+                rc, err = _run(module, sysfs, command, before_probe)
+                if rc != 0:
+                    raise CommandFailed("%s failed: %s" % (" ".join(command), err.strip()))
+            return Step("pfs", " ".join(argv), lambda: run(argv), (lambda: run(undo)) if undo else None,
+                        " ".join(undo) if undo else None)
+
+        read = {}
+
+        def read_back():
+            """None when every PF reads back as planned (its VF count, the settings asked), else what differs."""
+            read["have"] = dict((w["netdev"], sr.read_pf(sysfs, w["netdev"])) for w in wanted)
+            read["settings"] = dict((w["netdev"], _ip_links(module, ip, w["netdev"])) for w in wanted)
+            wrong = []
+            for w, dummy, dummy in plans:
+                if read["have"][w["netdev"]]["numvfs"] != w["numvfs"]:
+                    wrong.append("%s has %s VFs, not %d" % (w["netdev"], read["have"][w["netdev"]]["numvfs"], w["numvfs"]))
+                left = sr.plan_pf(w, read["have"][w["netdev"]], read["settings"][w["netdev"]])[1]
+                wrong += ["%s vf %d: %s not as asked (the driver may not allow it)" % (w["netdev"], i, sorted(c))
+                          for i, c in left]
+            return "SR-IOV not as wanted after the changes: %s" % "; ".join(wrong) if wrong else None
+
+        steps = [command_step(argv, undo) for argv, undo in zip(commands, undos)]
+        steps.insert(pf_command_count, read_back_step("pfs", "read the PFs back", read_back))
+        try:
+            Changes(StopSignals(), errors=(CommandFailed, ReadBackError)).run_all(steps)
+        except StepFailed as failed:
+            module.fail_json(msg=_failure_text(failed), commands=commands, pf_link_waits=link_waits,
+                             rolled_back=[s.undo_description for s in failed.restored],
+                             rollback_failed=["%s: %s" % (s.undo_description, e) for s, e in failed.left])
         for fw in fw_results:
             fw["applied"] = bool(fw["changes"] and p["firmware_apply"])
-        have = dict((w["netdev"], sr.read_pf(sysfs, w["netdev"])) for w in wanted)
-        settings = dict((w["netdev"], _ip_links(module, ip, w["netdev"])) for w in wanted)
-        wrong = []
-        for w, dummy, dummy in plans:
-            if have[w["netdev"]]["numvfs"] != w["numvfs"]:
-                wrong.append("%s has %s VFs, not %d" % (w["netdev"], have[w["netdev"]]["numvfs"], w["numvfs"]))
-            left = sr.plan_pf(w, have[w["netdev"]], settings[w["netdev"]])[1]
-            wrong += ["%s vf %d: %s not as asked (the driver may not allow it)" % (w["netdev"], i, sorted(c)) for i, c in left]
-        if wrong:
-            module.fail_json(msg="SR-IOV not as wanted after the changes: %s" % "; ".join(wrong), commands=commands,
-                             pf_link_waits=link_waits)
+        have, settings = read["have"], read["settings"]
     after = dict((w["netdev"], sr.state_view(have[w["netdev"]], settings[w["netdev"]])) for w in wanted)
     if changed and module.check_mode:
         for w, steps, changes in plans:

@@ -26,6 +26,7 @@ import math
 
 from ansible_collections.rdma.fabric.plugins.module_utils.common.perftest import TESTS, PerftestError, check_name
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import port_kind
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import check_folder
 
 TOPOLOGIES = ("ring", "all_pairs")
 # Per-host variables of the rdma_validate role (host_vars / group_vars), read by the planning action.
@@ -120,9 +121,8 @@ def select_endpoint(rdma, host=None, device=None, port=None, data_ip=None):
         problems.append("%s is %s, not ACTIVE" % (where, ep["state"] or "in an unknown state"))
     if ep["phys_state"] not in (None, "LinkUp"):
         problems.append("%s physical state is %s, not LinkUp" % (where, ep["phys_state"]))
-    if ep["kind"] == "iwarp":
-        pass  # iWARP connects through rdma_cm (perftest -R) to the data IP: no GID index to find
-    elif ep["link_layer"] == "Ethernet":
+    # (iWARP connects through rdma_cm (perftest -R) to the data IP: no GID index to find)
+    if ep["kind"] == "roce":
         index = prt.get("roce_v2_ipv4_gid_index")
         if index is None:
             problems.append("%s has no RoCE v2 IPv4 GID (roce_v2_ipv4_gid_index is null): give %s an IPv4 address"
@@ -139,7 +139,7 @@ def select_endpoint(rdma, host=None, device=None, port=None, data_ip=None):
                 ep["gid"] = gid.get("gid")
                 if not ep["ip"]:
                     ep["ip"] = gid.get("ip")
-    elif ep["link_layer"] not in ("InfiniBand",):
+    elif ep["kind"] is None:
         problems.append("%s link layer is %s" % (where, ep["link_layer"] or "unknown"))
     if not ep["ip"] and not problems:
         problems.append("%s has no data IP: set rdma_validate_data_ip for this host" % where)
@@ -353,9 +353,10 @@ def check_options(tests=DEFAULT_TESTS, base_port=18515, min_bw_fraction=0.5, min
     for name, value, low, high in ints:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise ValidateError("%s: %r is out of range; allowed: an integer %d-%d" % (name, value, low, high))
-    if not isinstance(results_dir, str) or "\x00" in results_dir or "\n" in results_dir:
-        raise ValidateError("results_dir: %r is not allowed; allowed: a folder path without NUL or line breaks, "
-                            "or empty" % (results_dir,))
+    try:
+        check_folder(results_dir, "results_dir", empty_ok=True)
+    except ValueError as e:
+        raise ValidateError(str(e))
     for name, value in (("min_bw_fraction", min_bw_fraction), ("min_bw_fraction_soft", min_bw_fraction_soft)):
         if value is None:
             continue

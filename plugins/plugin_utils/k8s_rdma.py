@@ -31,10 +31,19 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
     host_facts_list,
     natural_key,
     pci_id,
+    port_kind,
     port_netdev,
     select_ports,
 )
-from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import check_gid_index, check_pod_ifname, check_tc, roce_gid_and_tos
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import (
+    SOCKET_IFNAME_RE,
+    SOCKET_IFNAME_RULE,
+    check_extra,
+    check_gid_index,
+    check_pod_ifname,
+    check_tc,
+    roce_gid_and_tos,
+)
 from ansible_collections.rdma.fabric.plugins.plugin_utils.pod_check import selector_misses
 
 CNI_TYPES = ("macvlan", "host-device", "ipoib")
@@ -162,7 +171,7 @@ def node_labels(data, prefix="rdma.fabric", link_layers=None, devices=None, incl
         return labels
     layers = {p.get("link_layer") for _d, p in ports}
     labels["%s/link-layer" % prefix] = layers.pop() if len(layers) == 1 else "Mixed"
-    roce = [p for _d, p in ports if p.get("link_layer") == "Ethernet"]
+    roce = [p for d, p in ports if port_kind(d, p) == "roce"]
     if roce:
         idx = roce_gid_and_tos(roce)[0]
         if idx is not None:
@@ -510,6 +519,46 @@ def shared_dev_plugin_config(resources, data, include_soft=False, periodic_updat
     return doc
 
 
+def shared_dev_gaps(resources, data, include_soft=False, pool_resources=None):
+    """Sentences, one per node pool and split resource the pool gives no ACTIVE port: which pool, which resource
+    and why (its part of the pool's ports is empty or has no ACTIVE port), and, per split resource no pool gives
+    an ACTIVE port, that it is left out of the config (see :func:`shared_dev_plugin_config`). A pod asking for
+    such a resource does not run on that pool's nodes."""
+    gaps, placed, split = [], set(), []
+    for label, facts in host_facts_list(data):
+        pool_list = (pool_resources or {}).get(label) or resources
+        chosen = shared_dev_assignment(pool_list, facts, include_soft=include_soft)
+        for res in pool_list:
+            if not res.get("split") or res.get("selectors"):
+                continue
+            name = res["resourceName"]
+            full = "%s/%s" % (res.get("resourcePrefix") or "rdma", name)
+            if name not in split:
+                split.append(name)
+            part, parts = res["split"]["part"], res["split"]["parts"]
+            mine = chosen.get(name) or []
+            if any(p.get("state") == "ACTIVE" for _d, p in mine):
+                placed.add(name)
+                continue
+            pool_ports = select_ports(facts, res.get("link_layers"), res.get("rdma_devices"), include_soft,
+                                      include_vfs=False, active_only=False)
+            names = ", ".join("%s:%s" % (d.get("name"), p.get("number"))
+                              for d, p in sorted(pool_ports, key=port_layout_key)) or "none"
+            if mine:
+                why = "its part %d of %d (%s) has no ACTIVE port" % (part, parts, ", ".join(
+                    "%s:%s %s" % (d.get("name"), p.get("number"), p.get("state")) for d, p in mine))
+            else:
+                why = ("it has %d RDMA port(s) to share out (%s) and part %d of %d is empty: a device is in at most "
+                       "one resource" % (len(pool_ports), names, part, parts))
+            gaps.append("the node pool of %s gives no ACTIVE RDMA port to %s: %s; pods asking for %s do not run "
+                        "on its nodes (they stay Pending)" % (label, full, why, full))
+    for name in split:
+        if name not in placed:
+            gaps.append("%s is left out of the config: no node pool gives it an ACTIVE RDMA port (a resource with "
+                        "empty selectors would select every device)" % name)
+    return gaps
+
+
 def _index_ranges(indices):
     """``[0, 1, 2, 5]`` -> ``["0-2", "5"]`` (the device plugin's ``pfName#first-last`` form)."""
     out = []
@@ -585,7 +634,6 @@ _IMAGE = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _REGISTRY = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*(?::[0-9]+)?(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*")
 _URL = re.compile(r"(?:https?|oci)://[^\s/$.?#][^\s]*")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FIELD_MANAGER = re.compile(r"[\x21-\x7e]{1,128}")
 
 
@@ -646,7 +694,8 @@ def check_role_vars(values):
         need(name, _plain_text, "a path or name without NUL or line breaks")
     need("node_group", bool, "the name of an inventory group")
     need("field_manager", lambda v: _full(_FIELD_MANAGER, v), "1-128 printable characters without spaces")
-    need("wait_timeout", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "an integer > 0 (seconds)")
+    need("wait_timeout", lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 86400,
+         "a whole number of seconds from 1 to 86400")
     need("namespace", _dns_label, "a Kubernetes namespace name (DNS label: a-z, 0-9, '-', at most 63)")
     need("network_operator_namespace", _dns_label, "a Kubernetes namespace name (DNS label)")
     need("network_operator_release_name", lambda v: _dns_label(v, 53), "a Helm release name (DNS label, at most 53)")
@@ -662,14 +711,14 @@ def check_role_vars(values):
     need("network_operator_chart_repo_url", lambda v: _full(_URL, v), "an http(s):// or oci:// URL")
     need("image_pull_secrets", lambda v: isinstance(v, list) and all(_dns_subdomain(s) for s in v),
          "a list of Secret names (DNS subdomains)")
-    need("shared_dev_plugin_periodic_update_interval", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
-         "an integer >= 0 (seconds)")
+    need("shared_dev_plugin_periodic_update_interval",
+         lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 86400,
+         "a whole number of seconds from 0 to 86400")
     need("nccl_configmap_name", lambda v: _dns_subdomain(v) and len(v) <= 189,
          "a ConfigMap name (DNS subdomain, at most 189 characters: '-<node pool id>' is appended)")
     need("nccl_namespaces", lambda v: isinstance(v, list) and len(v) > 0 and all(_dns_label(n) for n in v),
          "a non-empty list of namespace names (DNS labels)")
-    need("nccl_socket_ifname", lambda v: v == "" or _full(re.compile(r"[\^=]?[^\s,]+(,[^\s,]+)*"), v),
-         "empty, or NCCL_SOCKET_IFNAME text such as =net1 or ^docker,lo")
+    need("nccl_socket_ifname", lambda v: v == "" or _full(SOCKET_IFNAME_RE, v), "empty, or " + SOCKET_IFNAME_RULE)
     need("nccl_pod_interface", lambda v: _ok(check_pod_ifname, v),
          "a network interface name inside the pod (1-15 of A-Z, a-z, 0-9, '_', '.', '-'), such as eth0")
     need("nccl_network", lambda v: isinstance(v, str) and (v == "" or _dns_label(v)),
@@ -679,9 +728,8 @@ def check_role_vars(values):
             nccl_network_interface(get("networks"), get("nccl_network"))
         except RdmaFactsError as e:
             errors.append("%snccl_network: %s" % (p, e))
-    need("nccl_extra_env", lambda v: isinstance(v, dict) and all(_full(_ENV_NAME, k) for k in v)
-         and all(x is None or isinstance(x, (str, int, float, bool)) for x in v.values()),
-         "a dict of environment variable names to strings, numbers, booleans or null")
+    need("nccl_extra_env", lambda v: isinstance(v, dict) and not check_extra(v),
+         "a dict of environment variable names ([A-Z_][A-Z0-9_]*) to one line of text, numbers, booleans or null")
     need("node_selector", lambda v: isinstance(v, dict) and all(_label_key(k) and _label_value(x) for k, x in v.items()),
          "a dict of label keys to label values (strings)")
     need("network_operator_values", lambda v: isinstance(v, dict), "a dict of Helm values")

@@ -14,6 +14,11 @@ Used by the ``rdma.fabric.k8s_manifests`` action (and through it by the k8s_rdma
   wanted. A file is "ours" only when its first line starts with the marker: files the role
   never wrote are never touched (and those earlier versions wrote, ``NNN-<kind>-...yaml``,
   carry the same marker, so they are replaced, not left behind).
+
+Every input is checked before a file is written or removed, each error naming the option: names that
+make file names (kind, metadata.name and namespace, node names, the extra files) are plain names, label
+keys and values follow Kubernetes' rules, the marker is one comment line of some length (an empty one
+would make every file "ours"), and the mode has no special, execute or others-write bit.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,12 +26,23 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import re
 import stat
 
-from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import read_bytes, write_atomic
+from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import (
+    check_file_mode,
+    check_file_name,
+    check_folder,
+    read_bytes,
+    write_atomic,
+)
+from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import _label_key, _label_value
 
 NODE_DIR = "node-labels"
 KUSTOMIZATION = "kustomization.yaml"
+# A kind, name or namespace that goes into a file name (Kubernetes names are DNS subdomains; kinds CamelCase).
+PLAIN_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
+MARKER_RE = re.compile(r"#[^\x00-\x1f\x7f]{7,}")
 
 
 class ManifestError(ValueError):
@@ -34,10 +50,10 @@ class ManifestError(ValueError):
 
 
 def _plain(part, what, obj_name):
-    text = "" if part is None else str(part)
-    if not text or "/" in text or "\x00" in text or text.startswith(".") or text != text.strip():
-        raise ManifestError("%s of object %s is %r: not usable in a file name" % (what, obj_name, part))
-    return text
+    if not isinstance(part, str) or not PLAIN_NAME_RE.fullmatch(part):
+        raise ManifestError("%s of object %s is %r: not usable in a file name; allowed: letters, digits and . _ - "
+                            "(not starting with . or -), at most 253" % (what, obj_name, part))
+    return part
 
 
 def object_file(obj):
@@ -83,16 +99,45 @@ def wanted_files(objects, node_labels, dump, header, kustomization_header, kusto
         if not path.startswith(NODE_DIR + "/"):
             resources.append(path)
     for name in node_labels or {}:
+        check_node_labels(name, node_labels[name])
         obj = node_object(name, node_labels[name])
         add(object_file(obj), "Node/%s" % name, header + "\n" + dump(obj, 1000))
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": resources}
     kustomization.update(kustomization_extra or {})
     add(KUSTOMIZATION, "the kustomization", kustomization_header + "\n" + dump(kustomization, 80))
-    for name in sorted(files or {}):
-        if "/" in name or name.startswith(".") or not name:
-            raise ManifestError("files: %r is not a plain file name" % (name,))
+    for name in sorted(files or {}, key=str):
+        try:
+            check_file_name(name, "files")
+        except ValueError as e:
+            raise ManifestError(str(e))
+        if not isinstance(files[name], str):
+            raise ManifestError("files[%s]: the text of the file must be a string, got %s" % (name, type(files[name]).__name__))
         add(name, "file %s" % name, files[name])
     return out
+
+
+def check_node_labels(node, labels):
+    """A node's labels: Kubernetes label keys to label values (or null, which removes the label)."""
+    where = "node_labels[%s]" % (node,)
+    if not isinstance(labels, dict):
+        raise ManifestError("%s: must be a mapping of label keys to values, got %r" % (where, labels))
+    for key in sorted(labels, key=str):
+        if not _label_key(key):
+            raise ManifestError("%s: the label key %r is not allowed; allowed: [prefix/]name, the name 1-63 of "
+                                "letters, digits and - _ . (starting and ending with a letter or digit)" % (where, key))
+        if labels[key] is not None and not _label_value(labels[key]):
+            raise ManifestError("%s[%s]: %r is not allowed; allowed: a label value (at most 63 of letters, digits and "
+                                "- _ ., starting and ending with a letter or digit) or null" % (where, key, labels[key]))
+
+
+def check_marker(marker, header, kustomization_header):
+    """The marker that makes a file "ours" (one comment line of at least 8 characters) and the headers start with it."""
+    if not isinstance(marker, str) or not MARKER_RE.fullmatch(marker):
+        raise ManifestError("marker: %r is not allowed; allowed: one comment line of at least 8 characters starting "
+                            "with '#' (the files it starts are the ones this module may replace and remove)" % (marker,))
+    for name, text in (("header", header), ("kustomization_header", kustomization_header)):
+        if not isinstance(text, str) or not text.startswith(marker):
+            raise ManifestError("%s: must begin with the marker %r" % (name, marker))
 
 
 def _first_line(path, limit):
@@ -123,10 +168,11 @@ def _own_files(dest, marker):
 
 
 def parse_mode(mode):
-    text = str(mode)
-    if len(text) in (3, 4) and all(c in "01234567" for c in text):
-        return int(text, 8)
-    raise ManifestError("mode: %r is not an octal file mode; allowed: a string such as '0644'" % (mode,))
+    """The file mode of the manifests (:func:`.controller.check_file_mode`)."""
+    try:
+        return check_file_mode(mode)
+    except ValueError as e:
+        raise ManifestError(str(e))
 
 
 def sync(dest, wanted, marker, mode=0o644, check_mode=False, diff=False):
@@ -136,6 +182,10 @@ def sync(dest, wanted, marker, mode=0o644, check_mode=False, diff=False):
     touched and the lists say what would be.
     """
     wanted = list(wanted or [])
+    try:
+        check_folder(dest, "dest")
+    except ValueError as e:
+        raise ManifestError(str(e))
     for path, text in wanted:
         if not text.startswith(marker):
             raise ManifestError("%s: its text does not begin with the marker %r" % (path, marker))

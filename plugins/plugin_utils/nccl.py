@@ -34,6 +34,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
 import re
 
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
@@ -42,12 +43,21 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
     describe_ports,
     host_facts_list,
     natural_key,
+    port_kind,
     port_netdev,
     select_ports,
 )
 
 GID_INDEX_MODES = ("auto", "omit")
 ON_NO_RDMA = ("fail", "disable")
+# An environment variable name as the shells, systemd's EnvironmentFile= and NCCL/UCX's own config files read
+# it: a key of another form ("NCCL_X\nLD_PRELOAD", "X=$(reboot)") would add a line or another variable.
+ENV_NAME_RE = re.compile(r"[A-Z_][A-Z0-9_]*")
+ENV_NAME_RULE = "an environment variable name ([A-Z_][A-Z0-9_]*, such as NCCL_DEBUG)"
+# NCCL_SOCKET_IFNAME: netdev names or prefixes, ',' between, an optional leading '=' (exact) or '^' (exclude).
+SOCKET_IFNAME_RE = re.compile(r"[\^=]?[A-Za-z0-9_.:@-]{1,15}(,[A-Za-z0-9_.:@-]{1,15})*")
+SOCKET_IFNAME_RULE = ("NCCL_SOCKET_IFNAME text such as =eth1, ^docker,lo or eth (netdev names, ',' between, an "
+                      "optional leading = or ^)")
 
 
 def check_tc(tc):
@@ -107,8 +117,8 @@ def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_v
         raise RdmaFactsError("on_no_rdma must be one of %s, got %r" % (", ".join(ON_NO_RDMA), on_no_rdma))
     if extra is not None and not isinstance(extra, dict):
         raise RdmaFactsError("extra must be a dict of environment variables, got %s" % type(extra).__name__)
-    if socket_ifname is not None and not isinstance(socket_ifname, str):
-        raise RdmaFactsError("socket_ifname must be a string such as '=eth1' or 'ens', got %r" % (socket_ifname,))
+    if socket_ifname is not None and (not isinstance(socket_ifname, str) or not SOCKET_IFNAME_RE.fullmatch(socket_ifname)):
+        raise RdmaFactsError("socket_ifname must be %s, got %r" % (SOCKET_IFNAME_RULE, socket_ifname))
 
     hosts = host_facts_list(data)
     hcas = set()
@@ -120,7 +130,7 @@ def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_v
             ndev = port_netdev(dev, port)
             if ndev:
                 netdevs.add(ndev)
-            if port.get("link_layer") == "Ethernet":
+            if port_kind(dev, port) == "roce":
                 roce_ports.append(port)
 
     env = {}
@@ -157,10 +167,37 @@ def nccl_env(data, link_layers=None, devices=None, include_soft=False, include_v
     return _merge_extra(env, extra)
 
 
+def check_extra(extra, what="extra"):
+    """The problems of an ``extra`` mapping (environment name -> value): one sentence each, naming ``what[key]``.
+
+    Keys must full-match :data:`ENV_NAME_RE`; values are None (removes the variable), a boolean, a whole or a
+    finite number, or one line of text (no control character: a newline would add a line to the file).
+    """
+    if extra is None:
+        return []
+    if not isinstance(extra, dict):
+        return ["%s must be a dict of environment variables, got %s" % (what, type(extra).__name__)]
+    errors = []
+    for key in sorted(extra, key=str):
+        value = extra[key]
+        if not isinstance(key, str) or not ENV_NAME_RE.fullmatch(key):
+            errors.append("%s: the key %r is not allowed; allowed: %s" % (what, key, ENV_NAME_RULE))
+        elif isinstance(value, float) and not math.isfinite(value):
+            errors.append("%s[%s]: %r is not allowed; allowed: a finite number" % (what, key, value))
+        elif value is not None and not isinstance(value, (str, int, float)):
+            errors.append("%s[%s]: %r is not allowed; allowed: text, a number, true/false, or null" % (what, key, value))
+        elif isinstance(value, str) and any(ord(c) < 32 or ord(c) == 127 for c in value):
+            errors.append("%s[%s]: %r is not allowed; allowed: one line of text without control characters"
+                          % (what, key, value))
+    return errors
+
+
 def _merge_extra(env, extra):
-    """Merge user entries: values become strings (booleans 1/0), None removes a key."""
+    """Merge user entries (checked by :func:`check_extra`): values become strings (booleans 1/0), None removes a key."""
+    errors = check_extra(extra)
+    if errors:
+        raise RdmaFactsError("; ".join(errors))
     for key, value in (extra or {}).items():
-        key = str(key)
         if value is None:
             env.pop(key, None)
             continue

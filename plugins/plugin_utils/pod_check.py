@@ -24,6 +24,11 @@ given selector must match (AND), any value inside one (OR). The shared device pl
 their PCI network function, so soft devices (rxe, siw) never match; SR-IOV resources match virtual functions.
 ACTIVE ports only (as the role's selectors). ``nvidia.com/gpu*`` resources are advertised by the NVIDIA GPU
 Operator's device plugin, which this stack does not render: they are reported as not checked, not as missing.
+
+Input of the wrong shape (``containers: abc``, a number as a resource name, ``spec: [1, 2]``, a worker group
+that is not a mapping) is refused with :class:`RdmaFactsError` naming the document and the field, never a
+Python exception. The workload may be given as YAML text (``workload_file`` names it) and the configs as
+``{file name: YAML text}``: a document that is not valid YAML is then refused naming its file.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -31,6 +36,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+
+import yaml
 
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     RdmaFactsError,
@@ -45,38 +52,74 @@ SHARED_PREFIX = "rdma"
 SRIOV_PREFIX = "intel.com"
 
 
+def _field(obj, key, kind, where, default=None):
+    """``obj[key]`` when it has the ``kind`` (dict or list; missing or null: ``default``), else an error naming it."""
+    value = obj.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, kind):
+        raise RdmaFactsError("%s: %s is %s, not a %s" % (where, key, _short(value), "mapping" if kind is dict else "list"))
+    return value
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _pod_spec(template, where):
+    """The pod spec of a pod template (``template.spec``), checked to be a mapping."""
+    if not isinstance(template, dict):
+        raise RdmaFactsError("%s: template is %s, not a mapping" % (where, _short(template)))
+    return _field(template, "spec", dict, where + ".template", {})
+
+
 def _templates(obj, where):
-    """(label, pod spec) of every pod template of a workload object."""
+    """(label, where, pod spec) of every pod template of a workload object; ``where`` names the field in errors."""
     if not isinstance(obj, dict):
-        raise RdmaFactsError("%s: a workload must be a Kubernetes object (a dict), got %s" % (where, type(obj).__name__))
+        raise RdmaFactsError("%s: a workload must be a Kubernetes object (a mapping), got %s" % (where, type(obj).__name__))
     kind = obj.get("kind")
-    name = (obj.get("metadata") or {}).get("name") or "?"
-    spec = obj.get("spec") or {}
+    name = (_field(obj, "metadata", dict, where, {})).get("name") or "?"
     label = "%s/%s" % (kind, name)
+    where = "%s (%s)" % (where, label)
+    spec = _field(obj, "spec", dict, where, {})
     if kind == "Pod":
-        return [(label, spec)]
+        return [(label, where + ": spec", spec)]
     if kind == "RayCluster":
         out = []
-        head = (spec.get("headGroupSpec") or {}).get("template")
-        if head:
-            out.append((label + " head", head.get("spec") or {}))
-        for group in spec.get("workerGroupSpecs") or []:
-            tpl = (group or {}).get("template")
-            if tpl:
-                out.append(("%s worker group %s" % (label, group.get("groupName") or "?"), tpl.get("spec") or {}))
+        head = _field(spec, "headGroupSpec", dict, where + ": spec", {})
+        if head.get("template") is not None:
+            at = where + ": spec.headGroupSpec"
+            out.append((label + " head", at + ".template.spec", _pod_spec(head["template"], at)))
+        for i, group in enumerate(_field(spec, "workerGroupSpecs", list, where + ": spec", [])):
+            at = "%s: spec.workerGroupSpecs[%d]" % (where, i)
+            if not isinstance(group, dict):
+                raise RdmaFactsError("%s is %s, not a mapping" % (at, _short(group)))
+            if group.get("template") is not None:
+                out.append(("%s worker group %s" % (label, group.get("groupName") or "?"), at + ".template.spec",
+                            _pod_spec(group["template"], at)))
         return out
-    if isinstance(spec.get("template"), dict):
-        return [(label, spec["template"].get("spec") or {})]
-    if isinstance((spec.get("jobTemplate") or {}).get("spec", {}).get("template"), dict):
-        return [(label, spec["jobTemplate"]["spec"]["template"].get("spec") or {})]
-    raise RdmaFactsError("%s: %s has no pod template (accepted: Pod, RayCluster, and objects with spec.template such "
-                         "as Deployment, StatefulSet, DaemonSet, Job)" % (where, label))
+    if spec.get("template") is not None:
+        return [(label, where + ": spec.template.spec", _pod_spec(spec["template"], where + ": spec"))]
+    job = _field(spec, "jobTemplate", dict, where + ": spec", {})
+    job_spec = _field(job, "spec", dict, where + ": spec.jobTemplate", {})
+    if job_spec.get("template") is not None:
+        at = where + ": spec.jobTemplate.spec"
+        return [(label, at + ".template.spec", _pod_spec(job_spec["template"], at))]
+    raise RdmaFactsError("%s has no pod template (accepted: Pod, RayCluster, and objects with spec.template such "
+                         "as Deployment, StatefulSet, DaemonSet, Job)" % where)
 
 
-def _extended(resources):
+def _extended(resources, where):
     out = {}
+    if resources is None:
+        return out
+    if not isinstance(resources, dict):
+        raise RdmaFactsError("%s: resources is %s, not a mapping" % (where, _short(resources)))
     for section in ("limits", "requests"):
-        for key, value in ((resources or {}).get(section) or {}).items():
+        for key, value in _field(resources, section, dict, where + ".resources", {}).items():
+            if not isinstance(key, str):
+                raise RdmaFactsError("%s.resources.%s: the key %r is not a resource name" % (where, section, key))
             if key in BUILTIN_RESOURCES or key.startswith("hugepages-") or "/" not in key:
                 continue
             try:
@@ -87,20 +130,39 @@ def _extended(resources):
     return out
 
 
-def requests(workload):
-    """``[{template, container, resource, count}]`` of every extended resource the pod templates ask for."""
+def load_yaml(text, where):
+    """The documents of a YAML text (empty ones left out); :class:`RdmaFactsError` naming ``where`` when it is not YAML."""
+    if not isinstance(text, str):
+        raise RdmaFactsError("%s: expected YAML text, got %s" % (where, type(text).__name__))
+    try:
+        return [doc for doc in yaml.safe_load_all(text) if doc is not None]
+    except yaml.YAMLError as e:
+        raise RdmaFactsError("%s: not valid YAML: %s" % (where, " ".join(str(e).split())))
+
+
+def requests(workload, workload_file=None):
+    """``[{template, container, resource, count}]`` of every extended resource the pod templates ask for.
+
+    ``workload``: an object, a list of them, or YAML text (``workload_file`` names it in errors).
+    """
+    source = workload_file or "workload"
+    if isinstance(workload, str):
+        workload = load_yaml(workload, source)
     objs = workload if isinstance(workload, list) else [workload]
     out = []
     for i, obj in enumerate(o for o in objs if o):
-        for label, pod in _templates(obj, "workload %d" % i):
+        for label, where, pod in _templates(obj, "%s document %d" % (source, i + 1)):
             for ctype in ("initContainers", "containers"):
-                for ctr in pod.get(ctype) or []:
-                    for res, count in sorted(_extended(ctr.get("resources")).items()):
+                for j, ctr in enumerate(_field(pod, ctype, list, where, [])):
+                    at = "%s.%s[%d]" % (where, ctype, j)
+                    if not isinstance(ctr, dict):
+                        raise RdmaFactsError("%s is %s, not a container (a mapping)" % (at, _short(ctr)))
+                    for res, count in sorted(_extended(ctr.get("resources"), at).items()):
                         out.append({"template": label, "container": ctr.get("name"), "resource": res, "count": count})
     return out
 
 
-def _config_of(obj):
+def _config_of(obj, where):
     """The config dicts inside one rendered object (ConfigMap, NicClusterPolicy, or a config dict)."""
     if not isinstance(obj, dict):
         return []
@@ -109,10 +171,11 @@ def _config_of(obj):
     kind = obj.get("kind")
     texts = []
     if kind == "ConfigMap":
-        texts = [v for v in (obj.get("data") or {}).values() if isinstance(v, str)]
+        texts = [v for v in _field(obj, "data", dict, where, {}).values() if isinstance(v, str)]
     elif kind == "NicClusterPolicy":
-        spec = obj.get("spec") or {}
-        texts = [(spec.get(k) or {}).get("config") for k in ("rdmaSharedDevicePlugin", "sriovDevicePlugin")]
+        spec = _field(obj, "spec", dict, where, {})
+        texts = [_field(spec, k, dict, where + ": spec", {}).get("config")
+                 for k in ("rdmaSharedDevicePlugin", "sriovDevicePlugin")]
     out = []
     for text in texts:
         if not isinstance(text, str):
@@ -126,18 +189,26 @@ def _config_of(obj):
     return out
 
 
+def _config_objects(configs):
+    """``[(where, object)]`` of the configs: a list of objects, one object, or ``{file name: YAML text}``."""
+    if isinstance(configs, dict) and configs and all(isinstance(v, str) for v in configs.values()):
+        return [("%s document %d" % (name, i + 1), doc) for name in sorted(configs, key=str)
+                for i, doc in enumerate(load_yaml(configs[name], str(name)))]
+    objs = configs if isinstance(configs, list) else [configs]
+    return [("configs[%d]" % i, obj) for i, obj in enumerate(objs)]
+
+
 def advertised(configs):
     """``{resource: {"plugin": shared|sriov, "entry": config entry}}`` of every rendered resource."""
     out = {}
-    objs = configs if isinstance(configs, list) else [configs]
-    for obj in objs:
-        for doc in _config_of(obj):
-            for entry in doc.get("configList") or []:
-                name = "%s/%s" % (entry.get("resourcePrefix") or SHARED_PREFIX, entry.get("resourceName"))
-                out[name] = {"plugin": "shared", "entry": entry}
-            for entry in doc.get("resourceList") or []:
-                name = "%s/%s" % (entry.get("resourcePrefix") or SRIOV_PREFIX, entry.get("resourceName"))
-                out[name] = {"plugin": "sriov", "entry": entry}
+    for where, obj in _config_objects(configs):
+        for doc in _config_of(obj, where):
+            for key, plugin, prefix in (("configList", "shared", SHARED_PREFIX), ("resourceList", "sriov", SRIOV_PREFIX)):
+                for i, entry in enumerate(_field(doc, key, list, where, [])):
+                    if not isinstance(entry, dict):
+                        raise RdmaFactsError("%s: %s[%d] is %s, not a mapping" % (where, key, i, _short(entry)))
+                    name = "%s/%s" % (entry.get("resourcePrefix") or prefix, entry.get("resourceName"))
+                    out[name] = {"plugin": plugin, "entry": entry}
     return out
 
 
@@ -242,13 +313,14 @@ def shared_capacity(pool, hosts, shared_names):
     return text
 
 
-def check(workload, configs, pools):
+def check(workload, configs, pools, workload_file=None):
     """Per node pool, whether every extended resource the workload asks for is advertised, and why not.
 
     Returns ``{ok, requests, advertised: [names], pools: {pool: {ok, resources: {resource: {status, reason,
-    devices}}}}}``; ``status`` is ``ok``, ``missing`` or ``not_checked`` (GPU resources).
+    devices}}}}}``; ``status`` is ``ok``, ``missing`` or ``not_checked`` (GPU resources). ``workload`` and
+    ``configs`` as :func:`requests` and :func:`advertised` take them.
     """
-    asked = requests(workload)
+    asked = requests(workload, workload_file)
     if not asked:
         raise RdmaFactsError("the workload asks for no extended resource (nothing under resources.requests/limits "
                              "with a '/' in its name)")

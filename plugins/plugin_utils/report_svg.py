@@ -21,7 +21,8 @@ Report charts built on them:
 * :func:`gpu_topology_chart`: one GPU host's GPU-to-NIC relation matrix (``ansible_facts.gpudirect.topology.matrix``)
   with ``nvidia-smi topo -m``'s labels (X, PIX, PXB, PHB, NODE, SYS), coloured from near (green) to far (red).
 
-Every chart function returns one ``<svg>`` element as text; every label is escaped.
+Every chart function computes its geometry here and returns one ``<svg>`` element, drawn by its Jinja2 template
+(templates/report/*.svg.j2, report_templates.py), as ``Markup`` text; every label is escaped.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -30,10 +31,9 @@ __metaclass__ = type
 
 import math
 
-try:
-    from html import escape as _escape
-except ImportError:  # pragma: no cover
-    from cgi import escape as _escape
+from markupsafe import Markup
+
+from ansible_collections.rdma.fabric.plugins.plugin_utils import report_templates as templates
 
 # nvidia-smi topo -m's relations, nearest first, and their colours (green: same PCIe switch ... red: across
 # NUMA nodes); the legend text is nvidia-smi's own wording, shortened.
@@ -47,11 +47,12 @@ TOPO_RELATIONS = (
     ("SYS", "#ffa8a8", "across NUMA nodes"),
 )
 SERIES_COLOURS = ("#1d3557", "#e63946", "#2a9d8f", "#f4a261", "#6a4c93", "#457b9d", "#8d99ae")
-FONT = 'font-family="DejaVu Sans, Arial, sans-serif"'
+FONT = Markup('font-family="DejaVu Sans, Arial, sans-serif"')
 
 
-def _e(text):
-    return _escape("" if text is None else str(text), quote=True)
+def _s(text):
+    """A label as the charts write it: None is empty."""
+    return "" if text is None else str(text)
 
 
 def _num(value):
@@ -86,14 +87,11 @@ def line_chart(series, title, x_label, y_label, width=640, height=320, x_format=
     right = max(150, 44 + int(7 * max([len(str(label)) for label, dummy in series] or [0])))
     plot_w, plot_h = width - left - right, height - top - bottom
     points = [(x, y) for dummy, pts in series for x, y in pts if x and x > 0 and y is not None]
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" role="img" width="%d" height="%d" viewBox="0 0 %d %d" %s '
-           'font-size="12">' % (width, height, width, height, FONT),
-           "<title>%s</title>" % _e(title),
-           '<rect width="%d" height="%d" fill="#ffffff"/>' % (width, height),
-           '<text x="%d" y="20" font-size="14" font-weight="bold" fill="#1d2433">%s</text>' % (left, _e(title))]
+    chart = dict(font=FONT, title=_s(title), width=width, height=height, left=left, top=top, plot_w=plot_w,
+                 plot_h=plot_h, x_label=_s(x_label), y_label=_s(y_label), no_data=None)
     if not points:
-        out.append('<text x="%d" y="%d" fill="#6c757d">no data</text></svg>' % (left, top + plot_h // 2))
-        return "".join(out)
+        chart["no_data"] = top + plot_h // 2
+        return templates.fragment("line_chart.svg.j2", **chart)
     lo, hi = math.log2(min(x for x, y in points)), math.log2(max(x for x, y in points))
     if hi == lo:
         lo, hi = lo - 1, hi + 1
@@ -105,37 +103,21 @@ def line_chart(series, title, x_label, y_label, width=640, height=320, x_format=
     def py(y):
         return top + plot_h - y / y_top * plot_h
 
-    for i in range(5):
-        value = y_top * i / 4
-        y = py(value)
-        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e9ecef"/>' % (left, y, left + plot_w, y))
-        out.append('<text x="%d" y="%.1f" text-anchor="end" fill="#5c677d">%s</text>' % (left - 6, y + 4, _num(value)))
+    chart["y_ticks"] = [(py(y_top * i / 4), _num(y_top * i / 4)) for i in range(5)]
     xs = sorted(set(x for x, y in points))
     step = max(1, int(math.ceil(len(xs) / 8.0)))
-    for x in xs[::step]:
-        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e9ecef"/>' % (px(x), top, px(x), top + plot_h))
-        out.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#5c677d">%s</text>'
-                   % (px(x), top + plot_h + 16, _e(x_format(x))))
-    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#adb5bd"/>' % (left, top, plot_w, plot_h))
-    out.append('<text x="%d" y="%d" text-anchor="middle" fill="#1d2433">%s</text>'
-               % (left + plot_w // 2, height - 8, _e(x_label)))
-    out.append('<text transform="translate(14 %d) rotate(-90)" text-anchor="middle" fill="#1d2433">%s</text>'
-               % (top + plot_h // 2, _e(y_label)))
+    chart["x_ticks"] = [(px(x), _s(x_format(x))) for x in xs[::step]]
+    chart["lines"] = []
     for i, (label, pts) in enumerate(series):
         colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
         pts = sorted((x, y) for x, y in pts if x and x > 0 and y is not None)
         if not pts:
             continue
-        out.append('<polyline fill="none" stroke="%s" stroke-width="2.5" points="%s"/>'
-                   % (colour, " ".join("%.1f,%.1f" % (px(x), py(y)) for x, y in pts)))
-        for x, y in pts:
-            out.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s: %s %s</title></circle>'
-                       % (px(x), py(y), colour, _e(label), _e(x_format(x)), _num(y)))
-        ly = top + 8 + i * 18
-        out.append('<rect x="%d" y="%d" width="14" height="4" fill="%s"/>' % (left + plot_w + 12, ly, colour))
-        out.append('<text x="%d" y="%d" fill="#1d2433">%s</text>' % (left + plot_w + 32, ly + 6, _e(label)))
-    out.append("</svg>")
-    return "".join(out)
+        chart["lines"].append(dict(
+            colour=colour, label=_s(label), legend_y=top + 8 + i * 18,
+            points=" ".join("%.1f,%.1f" % (px(x), py(y)) for x, y in pts),
+            dots=[(px(x), py(y), "%s: %s %s" % (_s(label), _s(x_format(x)), _num(y))) for x, y in pts]))
+    return templates.fragment("line_chart.svg.j2", **chart)
 
 
 def category_matrix(title, rows, cols, cell, colours, legend=(), cell_w=64, cell_h=26, label_w=150):
@@ -155,35 +137,22 @@ def category_matrix(title, rows, cols, cell, colours, legend=(), cell_w=64, cell
         x += item
     legend_h = 20 * (line + 1) if legend else 0
     height = 40 + cell_h * (len(rows) + 1) + legend_h + 10
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" role="img" width="%d" height="%d" viewBox="0 0 %d %d" %s '
-           'font-size="12">' % (width, height, width, height, FONT),
-           "<title>%s</title>" % _e(title),
-           '<rect width="%d" height="%d" fill="#ffffff"/>' % (width, height),
-           '<text x="8" y="20" font-size="14" font-weight="bold" fill="#1d2433">%s</text>' % _e(title)]
     top = 34
-    for j, col in enumerate(cols):
-        out.append('<text x="%d" y="%d" text-anchor="middle" fill="#1d2433" font-weight="bold">%s</text>'
-                   % (label_w + j * cell_w + cell_w // 2, top + cell_h - 8, _e(col)))
+    grid = []
     for i, row in enumerate(rows):
         y = top + cell_h * (i + 1)
-        out.append('<text x="%d" y="%d" text-anchor="end" fill="#1d2433" font-weight="bold">%s</text>'
-                   % (label_w - 8, y + cell_h - 8, _e(row)))
+        cells = []
         for j, col in enumerate(cols):
             value = cell(row, col)
-            x = label_w + j * cell_w
-            fill = colours.get(value, "#f8f9fa") if value not in (None, "") else "#ffffff"
-            out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#ffffff" stroke-width="2">'
-                       '<title>%s / %s: %s</title></rect>' % (x, y, cell_w, cell_h, fill, _e(row), _e(col), _e(value)))
-            if value not in (None, ""):
-                out.append('<text x="%d" y="%d" text-anchor="middle" fill="#1d2433">%s</text>'
-                           % (x + cell_w // 2, y + cell_h - 8, _e(value)))
+            cells.append(dict(x=label_w + j * cell_w, col=_s(col), value=None if value in (None, "") else str(value),
+                              fill=colours.get(value, "#f8f9fa") if value not in (None, "") else "#ffffff"))
+        grid.append(dict(label=_s(row), y=y, text_y=y + cell_h - 8, cells=cells))
     base = top + cell_h * (len(rows) + 1) + 10
-    for x, line, category, label in places:
-        y = base + 20 * line
-        out.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (x, y, colours.get(category, "#ced4da")))
-        out.append('<text x="%d" y="%d" fill="#5c677d">%s</text>' % (x + 16, y + 10, _e(label)))
-    out.append("</svg>")
-    return "".join(out)
+    return templates.fragment(
+        "category_matrix.svg.j2", font=FONT, title=_s(title), width=width, height=height, cell_w=cell_w, cell_h=cell_h,
+        head_y=top + cell_h - 8, label_x=label_w - 8, grid=grid,
+        col_heads=[(label_w + j * cell_w + cell_w // 2, _s(col)) for j, col in enumerate(cols)],
+        legend=[(x, base + 20 * line, colours.get(category, "#ced4da"), label) for x, line, category, label in places])
 
 
 def allreduce_chart(runs, title="Allreduce bus bandwidth", width=640, height=320):
@@ -239,6 +208,8 @@ def gpu_topology_chart(host, matrix, nearest=None):
 GRADIENT = ("#d62828", "#f77f00", "#fcbf49", "#90be6d", "#2a9d8f")
 # The ticks of a numeric heatmap's colour scale: fractions of the best figure (see :func:`closeness`).
 SCALE_TICKS = (0.25, 0.5, 1.0)
+# The height of that scale below the grid.
+SCALE_HEIGHT = 58
 
 
 def figure_text(value):
@@ -259,38 +230,26 @@ def pair_label(names, block, row, col):
     return "servers %s -> clients %s" % (block_span(names, block, row), block_span(names, block, col))
 
 
-def host_grid(names, block, cells, label, size=720, footer_h=0, footer=None, min_width=0):
+def host_grid(names, block, cells, label, size=720, scale=None, min_width=0):
     """The host-pair grid: a row per server, a column per client, in the order of ``names``.
 
     ``block``: hosts per row/column (consecutive names share one; the caller aggregates the cells).
     ``cells``: ``{(row, col): (fill, tooltip)}``. Every row and column is named while they fit (one-host
-    blocks, up to 60), else every ``count / 12``-th. ``footer(y)``: SVG text drawn below the grid from ``y``
-    (a legend), ``footer_h`` high. The grid fits about ``size`` pixels: cells 3 to 22 pixels wide.
+    blocks, up to 60), else every ``count / 12``-th. ``scale``: a numeric heatmap's colour scale, drawn
+    below the grid (:func:`numeric_heatmap`). The grid fits about ``size`` pixels: cells 3 to 22 pixels wide.
     """
     count = int(math.ceil(len(names) / float(block)))
     cell = max(3, min(22, size // max(count, 1)))
     step = 1 if block == 1 and count <= 60 else max(1, int(math.ceil(count / 12.0)))
     margin = 8 + int(max(len(n) for n in names) * 6.2)
     side = margin + count * cell + 4
-    width, height = max(side, min_width), side + footer_h
-    parts = ['<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" role="img" aria-label="%s" width="%d" height="%d" '
-             'viewBox="0 0 %d %d" %s>' % (_e(label), width, height, width, height, FONT),
-             "<title>%s</title>" % _e(label),
-             '<rect x="%d" y="%d" width="%d" height="%d" fill="#f8f9fa" stroke="#dde2ea"/>' % (
-                 margin, margin, count * cell, count * cell)]
-    for i in range(0, count, step):
-        name = names[i * block]
-        pos = margin + i * cell + min(cell, 10) * 0.8
-        parts.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end">%s</text>' % (margin - 3, pos, _e(name)))
-        parts.append('<text transform="translate(%.1f,%d) rotate(-90)" font-size="10">%s</text>' % (pos, margin - 3, _e(name)))
-    for (row, col) in sorted(cells):
-        fill, tooltip = cells[(row, col)]
-        parts.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>%s</title></rect>' % (
-            margin + col * cell, margin + row * cell, cell, cell, _e(fill), _e(tooltip)))
-    if footer is not None:
-        parts.append(footer(side))
-    parts.append("</svg>")
-    return "".join(parts)
+    width, height = max(side, min_width), side + (SCALE_HEIGHT if scale else 0)
+    return templates.fragment(
+        "host_grid.svg.j2", font=FONT, label=_s(label), width=width, height=height, margin=margin, count=count,
+        cell=cell, side=side, scale=scale,
+        heads=[(_s(names[i * block]), margin + i * cell + min(cell, 10) * 0.8) for i in range(0, count, step)],
+        cells=[(margin + col * cell, margin + row * cell, _s(cells[(row, col)][0]), _s(cells[(row, col)][1]))
+               for (row, col) in sorted(cells)])
 
 
 def gradient_colour(fraction):
@@ -331,22 +290,14 @@ def numeric_heatmap(names, block, values, label, unit, higher_is_better, size=72
         cells[key] = (gradient_colour(closeness(value, best, higher_is_better)), "%s: %s %s%s" % (
             pair_label(names, block, key[0], key[1]), figure_text(value), unit, detail))
     bar_x, bar_w, steps = 8, 300, 30
-
-    def legend(y):
-        out = []
-        for i in range(steps):
-            out.append('<rect x="%.1f" y="%d" width="%.1f" height="12" fill="%s"/>' % (
-                bar_x + bar_w * i / float(steps), y + 6, bar_w / float(steps) + 0.5, gradient_colour((i + 0.5) / steps)))
-        for tick in SCALE_TICKS:
-            x = bar_x + bar_w * tick
-            figure = best * tick if higher_is_better else best / tick
-            out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#1d2433"/>' % (x, y + 4, x, y + 21))
-            out.append('<text x="%.1f" y="%d" font-size="10" text-anchor="%s">%s</text>' % (
-                x, y + 32, "end" if tick == 1.0 else "middle", _e(figure_text(figure))))
-        out.append('<text x="%d" y="%d" font-size="11">%s</text>' % (bar_x, y + 48, _e(
-            "%s, a cell's worst pair: best %s, worst %s; ticks: the best, %s" % (
-                unit, figure_text(best), figure_text(worst),
-                "1/2 and 1/4 of it" if higher_is_better else "2 and 4 times it"))))
-        return "".join(out)
-
-    return host_grid(names, block, cells, label, size=size, footer_h=58, footer=legend, min_width=bar_x + bar_w + 240)
+    ticks = []
+    for tick in SCALE_TICKS:
+        figure = best * tick if higher_is_better else best / tick
+        ticks.append((bar_x + bar_w * tick, "end" if tick == 1.0 else "middle", figure_text(figure)))
+    scale = dict(
+        x=bar_x, ticks=ticks,
+        steps=[(bar_x + bar_w * i / float(steps), bar_w / float(steps) + 0.5, gradient_colour((i + 0.5) / steps))
+               for i in range(steps)],
+        caption="%s, a cell's worst pair: best %s, worst %s; ticks: the best, %s" % (
+            unit, figure_text(best), figure_text(worst), "1/2 and 1/4 of it" if higher_is_better else "2 and 4 times it"))
+    return host_grid(names, block, cells, label, size=size, scale=scale, min_width=bar_x + bar_w + 240)

@@ -1,16 +1,18 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, rdma.fabric developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What is wrong with the variables of the mofed, gpudirect and k8s_rdma_stack roles (controller only).
+"""What is wrong with the variables of the mofed, gpudirect, job_env, rdma_metrics and k8s_rdma_stack roles (controller only).
 
 The roles' ``meta/argument_specs.yml`` check types and choices before the
 first task; these functions check what types cannot say (values, ranges,
 URL schemes, names, paths, combinations) and return one sentence per
-problem, each naming the variable and what is allowed. The roles run them
-before they read or change anything on the host, through the one
-``role_var_errors`` filter (``role_var_errors``, below: the role's name picks
-its checker; k8s_rdma_stack's rules are those of the objects it renders, in
-``k8s_rdma.check_role_vars``).
+problem, each naming the variable (and the item of a list or mapping) and
+what is allowed. The roles run them before they read or change anything on
+the host, through the one ``role_var_errors`` filter (``role_var_errors``,
+below: the role's name picks its checker; k8s_rdma_stack's rules are those of
+the objects it renders, in ``k8s_rdma.check_role_vars``). Settings that are
+valid but risky are not errors: the checker says the setting and the risk in
+a warning (``warnings``), which the filter shows as Ansible's warnings.
 
 Why each rule exists, in short: every value ends up in a file the host
 trusts (a deb822 source, a modules-load.d list, apt's auth.conf) or in a
@@ -18,13 +20,17 @@ command line, where a newline adds a field or a line (``Trusted: yes``), a
 leading ``-`` becomes an option, and a ``/`` leaves the folder meant; a key
 fetched over plain http without a pinned fingerprint is whatever the network
 path hands over. Messages never show credentials: a URL's user and password
-are masked.
+are masked. A path the role writes or removes is absolute, without ``.``
+or ``..`` parts, blanks, quotes or ``%`` (systemd expands it in unit files),
+and where it goes into a unit file (``ReadWritePaths=``) it is confined to
+the folders such data belongs in.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
 import os
 import re
 
@@ -35,7 +41,15 @@ except ImportError:  # pragma: no cover
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import DEVICE_GLOB_RE, DEVICE_GLOB_RULE, RdmaFactsError
 from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import check_role_vars as k8s_rdma_stack_var_errors
+from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import (
+    SOCKET_IFNAME_RE,
+    SOCKET_IFNAME_RULE,
+    check_extra,
+    check_gid_index,
+)
+from ansible_collections.rdma.fabric.plugins.plugin_utils.ucx import check_tcp_netdevs, check_transports
 from ansible_collections.rdma.fabric.plugins.plugin_utils.openpgp import OpenPGPError, normalize_fingerprint, parse_keys
 
 # All used with re.fullmatch: "$" would let a trailing newline through.
@@ -46,9 +60,27 @@ RELEASE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~-]{0,127}")  # kernel release
 SUITE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~/-]*|\./")
 COMPONENT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*")
 TOKEN_RE = re.compile(r"[^\s\x00-\x1f\x7f]+")                   # no blank, no control character
+# A file or folder the role writes, removes, or names in a unit file: absolute, each part of these characters
+# (no blank, quote, backslash or '%', which systemd expands in unit files); '.' and '..' parts are refused apart.
+SAFE_PATH_RE = re.compile(r"(/[A-Za-z0-9_@+,.:=-]{1,255})+")
+SAFE_PATH_RULE = ("an absolute path of letters, digits and _ @ + , . : = - without '.' or '..' parts, at most 4095 "
+                  "characters")
+# Values that go into an environment file and a shell snippet unquoted.
+ENV_VALUE_RE = re.compile(r"[A-Za-z0-9_.,:=^/@+-]*")
+ENV_VALUE_RULE = "letters, digits and _ . , : = ^ / @ + - (read alike by a shell and an environment file)"
+MCA_NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
+SERVICE_RE = re.compile(r"[A-Za-z0-9@_.:-]{1,247}[.]service")
 
+CHECKSUM_RE = re.compile(r"sha256:[0-9a-fA-F]{64}|sha384:[0-9a-fA-F]{96}|sha512:[0-9a-fA-F]{128}")
 MOFED_TIMEOUTS = {"mofed_mlnx_ofed_install_timeout": (60, 86400), "mofed_reboot_timeout": (60, 86400)}
 GPUDIRECT_ROOTS = {"gpudirect_sysfs_path": "/sys", "gpudirect_procfs_path": "/proc"}
+JOB_ENV_PATHS = ("job_env_nccl_conf_path", "job_env_ucx_conf_path", "job_env_env_file_path", "job_env_profile_path")
+# The collector's unit makes its textfile folder writable (ReadWritePaths=) to a root process under
+# ProtectSystem=strict: only a folder below one of these, where such data lives, is accepted.
+METRICS_TEXTFILE_ROOTS = ("/var/lib", "/var/spool", "/var/cache", "/run", "/srv", "/opt")
+METRICS_INTERVAL = (10, 86400)
+# RdmaFabricCollectorStale fires when the last run is older than this (files/prometheus/rdma_fabric_alerts.rules.yml).
+METRICS_STALE_AFTER = 600
 
 
 def masked(url):
@@ -82,6 +114,11 @@ class _Checker(object):
     def __init__(self, values):
         self.values = values
         self.errors = []
+        self.warnings = []
+
+    def warn(self, name, risk):
+        """A valid but risky setting: the variable and the risk."""
+        self.warnings.append("%s: %s" % (name, risk))
 
     def get(self, name, default=None):
         return self.values.get(name, default)
@@ -135,6 +172,24 @@ class _Checker(object):
         elif absolute and (not value.startswith("/") or "/../" in value + "/" or os.path.normpath(value) == "/"):
             self.bad(name, repr(value), "an absolute path below / without '..'")
 
+    def safe_path(self, name, empty_ok=True, value=None, below=None):
+        """A path the role writes, removes or names in a unit file (:data:`SAFE_PATH_RE`); True when usable.
+
+        ``below``: the folders it must be strictly inside (confinement), named in the message.
+        """
+        value = self.get(name, "") if value is None else value
+        if empty_ok and value == "":
+            return True
+        allowed = ("empty or " if empty_ok else "") + SAFE_PATH_RULE
+        if not _text(value) or len(value) > 4095 or not SAFE_PATH_RE.fullmatch(value) \
+                or any(part in (".", "..") for part in value.split("/")):
+            self.bad(name, repr(value), allowed)
+            return False
+        if below and not any(value.startswith(root + "/") for root in below):
+            self.bad(name, repr(value), "a folder below %s" % ", ".join(below))
+            return False
+        return True
+
     def integer(self, name, low, high):
         """A whole number (or its digits as text, as ``-e name=3600`` gives it) from ``low`` to ``high``."""
         if name not in self.values:
@@ -145,6 +200,8 @@ class _Checker(object):
             number = int(value)
         if number is None or not low <= number <= high:
             self.bad(name, repr(value), "a whole number from %d to %d" % (low, high))
+            return None
+        return number
 
 
 def mofed_var_errors(values):
@@ -222,6 +279,10 @@ def mofed_var_errors(values):
 
     # -- MLNX_OFED bundle -------------------------------------------------------------------------
     c.url("mofed_mlnx_ofed_url", ("https", "http", "ftp", "file"))
+    checksum = c.get("mofed_mlnx_ofed_checksum", "")
+    if checksum != "" and (not _text(checksum) or not CHECKSUM_RE.fullmatch(checksum)):
+        c.bad("mofed_mlnx_ofed_checksum", repr(checksum), "empty, or sha256:<64 hex digits>, sha384:<96> or "
+              "sha512:<128>")
     c.path("mofed_mlnx_ofed_src", absolute=False)
     c.path("mofed_mlnx_ofed_workdir", empty_ok=False)
     extra = c.get("mofed_mlnx_ofed_extra_args", [])
@@ -256,11 +317,112 @@ def gpudirect_var_errors(values, check_mode=False):
     return c.errors
 
 
-# The roles whose variables are checked, and how: each takes (values, check_mode).
+def job_env_var_errors(values):
+    """Problems of the ``job_env_*`` variables (the files' paths, ToS, GID index, device globs, the settings)."""
+    c = _Checker(values)
+    paths = []
+    for name in JOB_ENV_PATHS:
+        if c.safe_path(name) and c.get(name, ""):
+            paths.append((name, c.get(name)))
+    seen = {}
+    for name, path in paths:
+        if path in seen:
+            c.errors.append("%s: %r is also %s; allowed: a file used by one setting only" % (name, path, seen[path]))
+        seen.setdefault(path, name)
+    tc = c.get("job_env_tc", "auto")
+    if tc != "auto":
+        c.integer("job_env_tc", 0, 255)
+    try:
+        check_gid_index(c.get("job_env_gid_index", "auto"))
+    except RdmaFactsError:
+        c.bad("job_env_gid_index", repr(c.get("job_env_gid_index")), "auto, omit, or a GID index (a whole number >= 0)")
+    c.names("job_env_devices", DEVICE_GLOB_RE, DEVICE_GLOB_RULE)
+    for name, check in (("job_env_ucx_transports", check_transports), ("job_env_ucx_tcp_netdevs", check_tcp_netdevs)):
+        try:
+            check(c.get(name))
+        except RdmaFactsError as e:
+            c.errors.append("%s: %s" % (name, e))
+    ifname = c.get("job_env_nccl_socket_ifname", "")
+    if ifname != "" and (not _text(ifname) or not SOCKET_IFNAME_RE.fullmatch(ifname)):
+        c.bad("job_env_nccl_socket_ifname", repr(ifname), "empty, or " + SOCKET_IFNAME_RULE)
+    mca = c.get("job_env_openmpi_mca", {})
+    if not isinstance(mca, dict):
+        c.bad("job_env_openmpi_mca", repr(mca), "a dict of Open MPI parameter names to values")
+        mca = {}
+    for key in sorted(mca, key=str):
+        if not _text(key) or not MCA_NAME_RE.fullmatch(key):
+            c.errors.append("job_env_openmpi_mca: the key %r is not allowed; allowed: an Open MPI parameter name such "
+                            "as pml or btl_tcp_if_include (a-z, 0-9, _)" % (key,))
+        elif isinstance(mca[key], bool) or not isinstance(mca[key], (str, int)) or not ENV_VALUE_RE.fullmatch(str(mca[key])):
+            c.bad("job_env_openmpi_mca[%s]" % key, repr(mca[key]), "text or a whole number of " + ENV_VALUE_RULE)
+    for name in ("job_env_nccl_extra", "job_env_ucx_extra"):
+        extra = c.get(name, {})
+        problems = check_extra(extra, name)
+        c.errors.extend(problems)
+        if problems or not isinstance(extra, dict):
+            continue
+        for key in sorted(extra):
+            value = extra[key]
+            text = ("1" if value else "0") if isinstance(value, bool) else "" if value is None else str(value)
+            if not ENV_VALUE_RE.fullmatch(text):
+                c.bad("%s[%s]" % (name, key), repr(value), ENV_VALUE_RULE)
+    return c.errors
+
+
+def host_tools_var_errors(values):
+    """Problems of ``host_tools_python``: it goes into the wrapper script and the units' ExecStart= lines unquoted."""
+    c = _Checker(values)
+    c.safe_path("host_tools_python", empty_ok=False)
+    return c.errors
+
+
+def rdma_metrics_var_errors(values, warnings=None):
+    """Problems of the ``rdma_metrics_*`` variables; a risky interval adds a sentence to ``warnings``."""
+    c = _Checker(values)
+    c.safe_path("rdma_metrics_textfile_dir", empty_ok=False, below=METRICS_TEXTFILE_ROOTS)
+    c.safe_path("rdma_metrics_lossless_saved_dir", empty_ok=False)
+    if c.get("rdma_metrics_rules_dir") is not None:
+        c.safe_path("rdma_metrics_rules_dir", empty_ok=False)
+    unit = c.get("rdma_metrics_lossless_unit", "rdma-fabric-lossless.service")
+    if not _text(unit) or not SERVICE_RE.fullmatch(unit):
+        c.bad("rdma_metrics_lossless_unit", repr(unit), "a systemd service name such as rdma-fabric-lossless.service "
+              "(letters, digits and @ _ . : -, ending in .service)")
+    interval = c.integer("rdma_metrics_interval", *METRICS_INTERVAL)
+    if interval is not None and interval > METRICS_STALE_AFTER // 2:
+        c.warn("rdma_metrics_interval", "%d s between two runs: a port that goes down is seen that late, and the alert "
+               "RdmaFabricCollectorStale (last run older than %d s) fires between runs" % (interval, METRICS_STALE_AFTER))
+    expected = c.get("rdma_metrics_expected_ports", "auto")
+    if expected != "auto" and not isinstance(expected, list):
+        c.bad("rdma_metrics_expected_ports", repr(expected), "auto, or a list of {match: DEVICE-GLOB[/PORT], rate_gbps}")
+    for i, entry in enumerate(expected if isinstance(expected, list) else []):
+        where = "rdma_metrics_expected_ports[%d]" % i
+        if not isinstance(entry, dict) or "match" not in entry:
+            c.bad(where, repr(entry), "a mapping {match: DEVICE-GLOB[/PORT], rate_gbps: number or null}")
+            continue
+        unknown = sorted(str(k) for k in entry if k not in ("match", "rate_gbps"))
+        if unknown:
+            c.errors.append("%s: unknown key(s) %s; allowed: match, rate_gbps" % (where, ", ".join(unknown)))
+        match = entry["match"]
+        device, _sep, port = match.partition("/") if _text(match) else ("", "", "")
+        if not DEVICE_GLOB_RE.fullmatch(device) or (_sep and not re.fullmatch(r"[1-9][0-9]{0,2}", port)):
+            c.bad(where + ".match", repr(match), DEVICE_GLOB_RULE + ", optionally with /PORT (a port number)")
+        rate = entry.get("rate_gbps")
+        if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate)
+                                 or not 0 < rate <= 100000):
+            c.bad(where + ".rate_gbps", repr(rate), "null, or the lowest rate in Gb/s (a number above 0, at most 100000)")
+    if warnings is not None:
+        warnings.extend(c.warnings)
+    return c.errors
+
+
+# The roles whose variables are checked, and how: each takes (values, check_mode, warnings list).
 ROLE_CHECKS = {
-    "gpudirect": gpudirect_var_errors,
-    "k8s_rdma_stack": lambda values, check_mode: k8s_rdma_stack_var_errors(values),
-    "mofed": lambda values, check_mode: mofed_var_errors(values),
+    "gpudirect": lambda values, check_mode, warnings: gpudirect_var_errors(values, check_mode),
+    "host_tools": lambda values, check_mode, warnings: host_tools_var_errors(values),
+    "job_env": lambda values, check_mode, warnings: job_env_var_errors(values),
+    "k8s_rdma_stack": lambda values, check_mode, warnings: k8s_rdma_stack_var_errors(values),
+    "mofed": lambda values, check_mode, warnings: mofed_var_errors(values),
+    "rdma_metrics": lambda values, check_mode, warnings: rdma_metrics_var_errors(values, warnings),
 }
 
 
@@ -268,13 +430,14 @@ class RoleVarsError(ValueError):
     """The check was asked wrongly (not a dict of variables, or a role without checks)."""
 
 
-def role_var_errors(values, role, check_mode=False):
+def role_var_errors(values, role, check_mode=False, warnings=None):
     """Problems of ``role``'s variables in ``values`` (``{name: value}``; names that are not the role's are ignored).
 
-    ``check_mode``: the play runs with ``--check`` (only gpudirect has a rule that depends on it).
+    ``check_mode``: the play runs with ``--check`` (only gpudirect has a rule that depends on it). ``warnings``: a
+    list that gets one sentence per valid but risky setting (the variable and the risk).
     """
     if not isinstance(role, str) or role not in ROLE_CHECKS:
         raise RoleVarsError("role: %r has no variable checks; allowed: %s" % (role, ", ".join(sorted(ROLE_CHECKS))))
     if not isinstance(values, dict):
         raise RoleVarsError("the input must be a dict of the %s variables, got %s" % (role, type(values).__name__))
-    return ROLE_CHECKS[role](dict(values), bool(check_mode))
+    return ROLE_CHECKS[role](dict(values), bool(check_mode), warnings)

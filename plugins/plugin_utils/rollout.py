@@ -4,12 +4,16 @@
 """site.yml's staged rollout, on the controller: its settings, its batches, each batch's health gate.
 
 ``settings`` checks ``rdma_fabric_serial``, ``rdma_fabric_max_fail_percentage``,
-``rdma_fabric_batch_reboot`` and ``rdma_fabric_batch_reboot_timeout`` before any host changes (Ansible
-itself takes ``serial: "abc"`` as a traceback, ``0``, ``-3`` or ``"150%"`` as "all hosts at once" and
-``1.5`` as 1; a batch reboot flag of ``1`` or ``"perhaps"``, a timeout of ``"10m"`` or ``5``: each is
-rejected here, naming the variable and the accepted forms), ``rdma_fabric_job`` (which of site.yml's
-stages this run does: all of them, or one side of a sliced job, see ``JOB_KINDS``)
-and cuts the play's hosts into batches the way Ansible's ``serial`` does. ``batch`` says which batch a
+``rdma_fabric_batch_reboot``, ``rdma_fabric_batch_reboot_timeout``, ``rdma_fabric_k8s_drain_timeout`` and
+``rdma_fabric_allow_single_batch`` before any host changes (Ansible itself takes ``serial: "abc"`` as a
+traceback, ``0``, ``-3`` or ``"150%"`` as "all hosts at once" and ``1.5`` as 1; a batch reboot flag of ``1``
+or ``"perhaps"``, a timeout of ``"10m"`` or ``5``, a drain timeout of ``"abc"``: each is rejected here,
+naming the variable and the accepted forms) and cuts the play's hosts into batches the way Ansible's
+``serial`` does. A serial that puts the whole fleet (two hosts or more) in one batch - the thing a staged
+rollout exists to prevent - needs ``rdma_fabric_allow_single_batch: true``; a max_fail_percentage of 100,
+which stops the rollout only where a whole batch failed, is a warning (``warnings`` of the result, shown by
+the filter). It also checks ``rdma_fabric_job``: which of site.yml's stages this run does, all of them or
+one side of a sliced job (``JOB_KINDS``). ``batch`` says which batch a
 set of hosts is and which already-done host the batch is tested against; ``gate`` turns a batch's
 validation results into a verdict per host (which batch, which host, why).
 """
@@ -42,6 +46,10 @@ JOB_KINDS = {
 JOB_FORMS = ('"whole" (every stage; unset means this), "slice" (the facts and the host stages only: one slice '
              'of a sliced job, --limit to its hosts) or "fleet" (Kubernetes, validation, the report and the '
              'verdict only, over all hosts, with the facts the slices left in the fact cache)')
+K8S_DRAIN_TIMEOUT_VAR = "rdma_fabric_k8s_drain_timeout"
+K8S_DRAIN_TIMEOUT_DEFAULT = 600
+K8S_DRAIN_TIMEOUT_RANGE = (1, 86400)
+SINGLE_BATCH_VAR = "rdma_fabric_allow_single_batch"
 
 SERIAL_FORMS = (
     'a number of hosts (1 or more, e.g. 1 or "5"), a percentage of the hosts ("25%%", 1%% to 100%%), '
@@ -54,6 +62,8 @@ REBOOT_FORMS = ('true or false (from the command line also the text "true", "fal
                 'unset: false')
 REBOOT_TIMEOUT_FORMS = ('a whole number of seconds from %d to 999999 (e.g. 900 or "900"); unset: %d'
                         % (REBOOT_TIMEOUT_MIN, REBOOT_TIMEOUT_DEFAULT))
+K8S_DRAIN_TIMEOUT_FORMS = ('a whole number of seconds from %d to %d (e.g. 600 or "600"); unset: %d'
+                           % (K8S_DRAIN_TIMEOUT_RANGE + (K8S_DRAIN_TIMEOUT_DEFAULT,)))
 _REBOOT_WORDS = {"true": True, "yes": True, "false": False, "no": False}
 
 _PCT = re.compile(r"([0-9]{1,3})%")
@@ -119,15 +129,15 @@ def check_max_fail(value):
     return number
 
 
-def check_batch_reboot(value):
-    """``rdma_fabric_batch_reboot`` as a bool (None: False); 1, "perhaps", "on" are rejected."""
+def check_batch_reboot(value, name=REBOOT_VAR):
+    """``rdma_fabric_batch_reboot`` (or another flag ``name``) as a bool (None: False); 1, "perhaps", "on" are rejected."""
     if value is None:
         return False
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.lower() in _REBOOT_WORDS:
         return _REBOOT_WORDS[value.lower()]
-    raise RolloutError("%s: %r is not accepted; accepted: %s" % (REBOOT_VAR, value, REBOOT_FORMS))
+    raise RolloutError("%s: %r is not accepted; accepted: %s" % (name, value, REBOOT_FORMS))
 
 
 def check_batch_reboot_timeout(value):
@@ -153,6 +163,19 @@ def check_job(value):
     if isinstance(value, str) and value in JOB_KINDS:
         return value
     raise RolloutError("%s: %r is not accepted; accepted: %s" % (JOB_VAR, value, JOB_FORMS))
+def check_k8s_drain_timeout(value):
+    """``rdma_fabric_k8s_drain_timeout`` as an int of seconds (None: 600); "abc", 0, 10**9 rejected."""
+    if value is None:
+        return K8S_DRAIN_TIMEOUT_DEFAULT
+    seconds = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        seconds = value
+    elif isinstance(value, str) and _SECONDS.fullmatch(value):
+        seconds = int(value)
+    low, high = K8S_DRAIN_TIMEOUT_RANGE
+    if seconds is None or not low <= seconds <= high:
+        raise RolloutError("%s: %r is not accepted; accepted: %s" % (K8S_DRAIN_TIMEOUT_VAR, value, K8S_DRAIN_TIMEOUT_FORMS))
+    return seconds
 
 
 def batch_size(item, total):
@@ -176,22 +199,46 @@ def make_batches(hosts, serial):
     return batches
 
 
-def settings(serial, max_fail_percentage, hosts, batch_reboot=None, batch_reboot_timeout=None, job=None):
+def settings(serial, max_fail_percentage, hosts, batch_reboot=None, batch_reboot_timeout=None,
+             k8s_drain_timeout=None, allow_single_batch=None, flags=None, job=None):
     """The checked run settings (None: unset, the defaults).
 
     ``job``, ``host_stages`` and ``fleet_stages``: which stages this run does (``JOB_KINDS``);
-    ``staged``, ``serial``, ``max_fail_percentage``, ``batches``, ``batch_reboot`` and
-    ``batch_reboot_timeout``: how the host stages are cut into batches (a run without host stages, the
-    fleet job of a sliced job, has no batches); ``all_at_once``: the host stages run on all hosts at
-    once (they run, and not in batches).
+    ``staged``, ``serial``, ``max_fail_percentage``, ``batches``, ``batch_reboot``,
+    ``batch_reboot_timeout`` and ``k8s_drain_timeout``: how the host stages are cut into batches (a run
+    without host stages, the fleet job of a sliced job, has no batches); ``all_at_once``: the host stages
+    run on all hosts at once (they run, and not in batches); ``warnings``: sentences naming a valid but
+    risky setting and the risk.
+
+    ``flags``: ``{variable: value}`` of the playbook's other true/false settings (the drains, failing on a bad
+    validation), each checked as the batch reboot flag is (``"ture"`` would read as false: no drain).
     """
+    for name, value in sorted((flags or {}).items()):
+        check_batch_reboot(value, name)
     checked = check_serial(serial)
     max_fail = check_max_fail(max_fail_percentage)
     reboot = check_batch_reboot(batch_reboot)
     reboot_timeout = check_batch_reboot_timeout(batch_reboot_timeout)
+    drain_timeout = check_k8s_drain_timeout(k8s_drain_timeout)
+    single_ok = check_batch_reboot(allow_single_batch, SINGLE_BATCH_VAR)
     kind = check_job(job)
     stages = JOB_KINDS[kind]
     staged = bool(checked) and stages["host_stages"]
+    hosts = list(hosts or [])
+    batches = make_batches(hosts, checked) if staged else []
+    warnings = []
+    if staged and len(batches) == 1 and len(hosts) > 1:
+        if not single_ok:
+            raise RolloutError(
+                "%s: %r puts all %d hosts in one batch, so every host changes at once, which a staged rollout "
+                "exists to prevent; accepted: a smaller batch (e.g. [1, \"25%%\"]), or %s: true to accept it"
+                % (SERIAL_VAR, serial, len(hosts), SINGLE_BATCH_VAR))
+        warnings.append("%s: %r puts all %d hosts in one batch (accepted with %s: true): every host changes at once"
+                        % (SERIAL_VAR, serial, len(hosts), SINGLE_BATCH_VAR))
+    if staged and max_fail >= 100:
+        warnings.append("%s: %d stops the rollout only where every host of a batch failed (as Ansible does): the "
+                        "next batch runs after one in which all hosts but one failed their health gate"
+                        % (MAX_FAIL_VAR, max_fail))
     return {
         "job": kind,
         "host_stages": stages["host_stages"],
@@ -200,9 +247,11 @@ def settings(serial, max_fail_percentage, hosts, batch_reboot=None, batch_reboot
         "all_at_once": stages["host_stages"] and not staged,
         "serial": checked,
         "max_fail_percentage": max_fail,
-        "batches": make_batches(hosts, checked) if staged else [],
+        "batches": batches,
         "batch_reboot": reboot,
         "batch_reboot_timeout": reboot_timeout,
+        "k8s_drain_timeout": drain_timeout,
+        "warnings": warnings,
     }
 
 
@@ -249,6 +298,14 @@ def drain_decisions(path, hosts):
         raise RolloutError("%s: %s is not the plan of a check-mode run (fabric-plan.json with check_mode true and "
                            "hosts); allowed: what playbooks/plan.yml wrote, or unset to drain every host of a batch"
                            % (DRAIN_PLAN_VAR, path))
+    for host in sorted(plan["hosts"], key=str):
+        entry = plan["hosts"][host]
+        changes = entry.get("changes") if isinstance(entry, dict) else None
+        if isinstance(entry, dict) and "changes" in entry and (
+                isinstance(changes, bool) or not isinstance(changes, int) or changes < 0):
+            raise RolloutError("%s: %s: hosts.%s.changes is %r, not a count of changes (0 or more); allowed: the "
+                               "fabric-plan.json that playbooks/plan.yml wrote, or unset to drain every host of a batch"
+                               % (DRAIN_PLAN_VAR, path, host, changes))
     return dict((host, host_drain(plan, host)) for host in hosts or [])
 
 
@@ -263,7 +320,7 @@ def host_drain(plan, host):
         return {"drain": True, "why": "failed in the plan"}
     if not isinstance(entry, dict) or not isinstance(entry.get("changes"), int):
         return {"drain": True, "why": "not in the plan"}
-    if entry["changes"] > 0:
+    if entry["changes"] != 0:  # anything but "none" (a count below 0 is refused by drain_decisions) drains
         return {"drain": True, "why": "%d changes planned" % entry["changes"]}
     return {"drain": False, "why": "the plan shows nothing to change"}
 

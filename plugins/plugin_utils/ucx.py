@@ -88,7 +88,7 @@ TLS_NAMES = (
 _NETDEV_RE = re.compile(r"[A-Za-z0-9_.:@-]{1,15}")
 
 
-def _check_tls(transports):
+def check_transports(transports):
     """``auto`` or a list (or comma string) of UCX transport names; ``^`` first excludes."""
     if transports in (None, "auto"):
         return None
@@ -109,7 +109,7 @@ def _check_tls(transports):
     return ",".join(out)
 
 
-def _check_netdevs(netdevs):
+def check_tcp_netdevs(netdevs):
     if netdevs is None:
         return []
     if isinstance(netdevs, str):
@@ -138,8 +138,8 @@ def ucx_env(data, tc=None, gid_index="auto", transports="auto", devices=None, in
     facts = hosts[0][1]
     tc = check_tc(tc)
     gid_index = check_gid_index(gid_index)
-    tls = _check_tls(transports)
-    tcp = _check_netdevs(tcp_netdevs)
+    tls = check_transports(transports)
+    tcp = check_tcp_netdevs(tcp_netdevs)
     if extra is not None and not isinstance(extra, dict):
         raise RdmaFactsError("extra must be a dict of environment variables, got %s" % type(extra).__name__)
     if not isinstance(cuda, bool):

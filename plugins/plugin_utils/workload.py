@@ -94,6 +94,10 @@ def _env_argv(env, where):
     return ["env"] + _check_env(env, where)
 
 
+# nccl-tests' binary: a command name or an absolute path (it goes into the mpirun command line and `which`).
+NCCL_BINARY_RE = re.compile(r"/?[A-Za-z0-9_+-][A-Za-z0-9_.+-]*(/[A-Za-z0-9_.+-]+)*")
+
+
 def workload_plan(endpoints, hosts, envs, sizes=DEFAULT_SIZES, iterations=20, time_budget_s=3.0, timeout=300,
                   base_port=18600, perftest_iterations=1000, perftest_iterations_soft=100, perftest_bw_size=65536,
                   pairs=None, script="", mpirun_args=None, allow_run_as_root=False, nccl_hosts=None, nccl_envs=None,
@@ -121,6 +125,9 @@ def workload_plan(endpoints, hosts, envs, sizes=DEFAULT_SIZES, iterations=20, ti
                             % (time_budget_s,))
     if not isinstance(script, str) or not script.strip():
         raise WorkloadError("script: the allreduce benchmark's source is required (roles/rdma_validate/files/mpi_allreduce.py)")
+    if not isinstance(nccl_binary, str) or not NCCL_BINARY_RE.fullmatch(nccl_binary) or ".." in nccl_binary.split("/"):
+        raise WorkloadError("nccl_binary: %r is not allowed; allowed: a command name such as all_reduce_perf or an "
+                            "absolute path to it (letters, digits and _ . + - /, no '..' part)" % (nccl_binary,))
     extra = list(mpirun_args or [])
     if not all(isinstance(a, str) for a in extra):
         raise WorkloadError("mpirun_args: give a list of strings, got %r" % (mpirun_args,))

@@ -62,6 +62,7 @@ import signal
 import struct
 import sys
 import tempfile
+import time
 import traceback
 
 import yaml
@@ -173,8 +174,10 @@ def run_module(name, args, commands=None, bin_path=None, install=None):
     def fail_json(self, **kwargs):
         raise _Fail(kwargs)
 
+    warned = []
     patches.setattr(basic.AnsibleModule, "exit_json", exit_json)
     patches.setattr(basic.AnsibleModule, "fail_json", fail_json)
+    patches.setattr(basic.AnsibleModule, "warn", lambda self, msg: warned.append(msg))
     if commands is not False:
         commands = commands or Commands()
         patches.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kwargs: commands(argv, **kwargs))
@@ -187,9 +190,9 @@ def run_module(name, args, commands=None, bin_path=None, install=None):
             module.main()
         return "traceback", {"msg": "main() returned without exit_json"}
     except _Exit as done:
-        return "ok", done.args[0]
+        return "ok", dict(done.args[0], warnings=warned + list(done.args[0].get("warnings") or []))
     except _Fail as done:
-        return "failed", done.args[0]
+        return "failed", dict(done.args[0], warnings=warned)
     except SystemExit as done:  # AnsibleModule's own exit on a bad argument type
         return "failed", {"msg": "exit %s" % done.code}
     except BaseException:  # pylint: disable=broad-except
@@ -222,6 +225,9 @@ def module_cases(tmp):
         ("host_state", "units", {"units": ["rdma-fabric.service\n"]}),
         ("host_state", "units", {"units": ["rdma fabric.service"]}),
         ("host_state", "checksum", {"checksum": "perhaps"}),
+        ("host_state", "paths", {"paths": ["/" + "a/" * 2500]}),                        # 5001 characters
+        ("host_state", "paths", {"paths": ["/etc/" + "x" * 256]}),                      # a part over NAME_MAX
+        ("host_state", "marker", {"paths": ["/etc/hostname"], "marker": "#\nx"}),
         ("perftest", "device", dict(client, device="rxe0 -x 9")),
         ("perftest", "device", dict(client, device="rxe0\n")),
         ("perftest", "server_ip", dict(client, server_ip="$(reboot)")),
@@ -249,6 +255,7 @@ def gpudirect_cases(tmp):
         ("host_root", dict(base, host_root="host")),
         ("sysfs_path", dict(base, sysfs_path=builder.sys + "\n")),
         ("sysfs_path", dict(base, sysfs_path=os.path.join(tmp, "missing"))),
+        ("sysfs_path", dict(base, sysfs_path="/etc")),                                 # a folder, but no sysfs
         ("procfs_path", dict(base, procfs_path="/proc\0")),
         # reads redirected to a tree, changes planned: they would hit this machine
         ("sysfs_path", {"acs": "disable", "sysfs_path": builder.sys, "procfs_path": builder.proc}),
@@ -301,11 +308,13 @@ class QosLab(object):
         return ports, dict(self.cfs.values), files
 
     def run(self, args):
-        """The task as Ansible runs it: the action plugin (its controller-side check), then the module."""
+        """The task as Ansible runs it: the action plugin (its controller-side check), then the module.
+        ``_written``: the task written as ``key=value`` text (parsed as Ansible parses it)."""
         args = dict(args)
+        written = args.pop("_written", None)
         args.setdefault("sysfs_path", self.sysfs)
-        action = _action(RoceQosAction, args, lambda module_args: run_module("roce_qos", module_args, install=self.install))
-        return action
+        return _action(RoceQosAction, args, lambda module_args: run_module("roce_qos", module_args, install=self.install),
+                       written=written)
 
     def unchanged(self, before):
         return self.host.changing_calls() == [] and self.cfs.mkdirs == [] and self.state() == before
@@ -317,23 +326,36 @@ class _Shell(object):
 
 class _Connection(object):
     _shell = _Shell()
+    has_native_async = False
 
 
 class _Task(object):
-    def __init__(self, args):
+    """TEST DOUBLE of Ansible's Task (what the action plugins use): ``written``, when given, is the
+    ``key=value`` text the task was written with (Ansible parses it into ``args``, a key given twice keeping
+    its last value, as ansible.parsing.splitter.parse_kv does)."""
+
+    def __init__(self, args, written=None, action="rdma.fabric.roce_qos"):
         self.args = args
-        self.action = "rdma.fabric.roce_qos"
+        self.action = action
         self.async_val = 0
         self.check_mode = bool(args.get("_ansible_check_mode"))
+        self.written = written
+
+    def get_ds(self):
+        return {"name": "hostile case", self.action: self.written if self.written is not None else dict(self.args)}
 
 
-def _action(plugin, args, execute):
+def _action(plugin, args, execute, written=None):
     """Run an action plugin's ``run`` with the module call answered in this process: (outcome, result)."""
-    action = plugin(_Task(args), _Connection(), None, None, None)
+    if written is not None:
+        from ansible.parsing.splitter import parse_kv
+        args = dict(parse_kv(written), **args)
+    action = plugin(_Task(args, written), _Connection(), None, None, None)
+    action._remove_tmp_path = lambda path, force=False: None
     ran = []
 
     def execute_module(module_name=None, module_args=None, task_vars=None, **kwargs):
-        outcome, result = execute(module_args)
+        outcome, result = execute(action._task.args if module_args is None else module_args)
         ran.append(outcome)
         if outcome == "failed":
             result = dict(result, failed=True)
@@ -385,6 +407,16 @@ def roce_qos_cases(tmp):
         ("dscp2prio", dict(good, dscp2prio={"26": NAN})),
         ("dscp2prio", dict(good, dscp2prio={26: 3, "26": 5})),   # two keys, one meaning
         ("dscp2prio", dict(good, dscp2prio={"26": 3, " 26": 5})),
+        ("dscp2prio", dict(good, dscp2prio={" 26": 3, "48": 6})),                  # a blank in the key
+        # a key written twice (ansible -m rdma.fabric.roce_qos -a "... mtu=9000 mtu=1500"): the parser keeps the last
+        ("mtu", {"_written": "netdev=dcbsim0 trust=dscp roce_tos=106 mtu=9000 mtu=1500"}),
+        # valid but harmful (the warning must name the setting and the risk): RoCE's DSCP 26 on priority 4 while PFC
+        # is on 3, or the RoCE ToS 0 (priority 0): RoCE traffic lossy; PFC on every priority; CNPs on the lossless one
+        ("roce_tos: 106 is DSCP 26, which dscp2prio maps to priority 4", dict(good, dscp2prio={"26": 4, "48": 6}), "harmful"),
+        ("roce_tos: 0 is DSCP 0", dict(good, roce_tos=0), "harmful"),
+        ("pfc: PFC on all eight priorities", dict(good, pfc=[0, 1, 2, 3, 4, 5, 6, 7]), "harmful"),
+        ("cnp: congestion notifications (CNPs) go on priority 3", dict(good, cnp={"priority": 3}, on_unsupported="warn"),
+         "harmful"),
         ("dscp2prio", dict(good, trust="pcp")),
         ("trust", dict(good, trust="TRUST_DSCP")),               # NicConfigurationTemplate's spelling
         ("roce_tos", dict(good, roce_tos=300)),
@@ -436,6 +468,7 @@ def roce_qos_cases(tmp):
         ("sysfs_path", dict(good, sysfs_path=copy)),
         ("lock_timeout", dict(good, lock_timeout=-1)),
         ("lock_timeout", dict(good, lock_timeout=NAN)),
+        ("lock_timeout", dict(good, lock_timeout=10 ** 9)),                       # a wait that never ends
     ], copy
 
 
@@ -478,6 +511,8 @@ RDMA_LINK_CASES = [
     ("links", {"name": "rxe9", "netdev": "eth1", "links": [{"name": "siw9", "netdev": "eth1"}]}),
     ("sysfs_path", {"name": "rxe9", "netdev": "eth1", "sysfs_path": "/sys\0"}),
     ("sysfs_path", {"name": "rxe9", "netdev": "eth1", "sysfs_path": "sys"}),
+    # valid but harmful: rxe1 on ens160, which carries rxe0 (in use, as far as the module knows): rxe0 is deleted
+    ("name: rxe1 replaces rxe0", {"name": "rxe1", "netdev": "ens160"}, "harmful"),
 ]
 
 
@@ -520,6 +555,7 @@ SRIOV_CASES = [
 SRIOV_FIRMWARE_CASES = [
     ("device", {"firmware": [{"device": "mlx5_0; reboot", "num_vfs": 4}], "firmware_apply": True}),
     ("device", {"firmware": [{"device": "0000:3b:00.0\n", "num_vfs": 4}], "firmware_apply": True}),
+    ("device", {"firmware": [{"device": "/dev/mst/..", "num_vfs": 4}], "firmware_apply": True}),
     ("num_vfs", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": -1}], "firmware_apply": True}),
     ("num_vfs", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": 100000}], "firmware_apply": True}),
     ("num_vfs", {"firmware": [{"device": "0000:3b:00.0", "num_vfs": NAN}], "firmware_apply": True}),
@@ -529,6 +565,7 @@ SRIOV_FIRMWARE_CASES = [
     ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": -1}),
     ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": "30; reboot"}),
     ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": NAN}),
+    ("pf_link_timeout", {"pfs": [{"netdev": "eth2", "numvfs": 2}], "pf_link_timeout": 10 ** 9}),
 ]
 
 
@@ -602,7 +639,8 @@ def role_check(role, changes, check_mode=False):
     First Ansible's argument-spec validation of ``meta/argument_specs.yml``; then the role's tasks in order, from
     ``tasks/main.yml`` into the files it includes, templated with Ansible's templar: ``set_fact`` results are kept,
     each ``assert`` is evaluated (its ``when`` and ``vars`` too), ``setup`` is answered by a Debian 12 fact set and
-    ``include_vars`` by ``vars/Debian.yml``; the first other module ends the checks. An exception raised by a
+    ``include_vars`` by ``vars/Debian.yml``, a ``block``'s tasks run in order; the first other module ends the
+    checks. An exception raised by a
     filter (a role that checks through a filter that fails) counts as a rejection with its message.
     """
     values = role_defaults(role)
@@ -621,7 +659,20 @@ def role_check(role, changes, check_mode=False):
                      role_path=base, ansible_play_hosts_all=["node1"])
 
     def run(tasks_file):
-        for task in loader.load_from_file(os.path.join(base, "tasks", tasks_file), trusted_as_template=True) or []:
+        return run_tasks(loader.load_from_file(os.path.join(base, "tasks", tasks_file), trusted_as_template=True) or [])
+
+    def run_tasks(tasks):
+        for task in tasks:
+            if "block" in task:  # a block's tasks in order, under its when (its rescue/always: not checks)
+                when = task.get("when")
+                templar = Templar(loader=loader, variables=dict(variables, **(task.get("vars") or {})))
+                if when is not None and not all(templar.template(trust_as_template("{{ %s }}" % w) if isinstance(w, str)
+                                                                 else w) for w in (when if isinstance(when, list) else [when])):
+                    continue
+                found = run_tasks(task["block"])
+                if found is None:
+                    continue
+                return found
             module = [k for k in task if k.startswith("ansible.builtin.") or k.startswith("rdma.fabric.")]
             module = module[0] if module else None
             scope = dict(variables)
@@ -725,7 +776,7 @@ ROLE_CASES = [
     ("soft_roce", "soft_roce_state", {"soft_roce_state": "gone"}),
     ("soft_roce", "soft_roce_persist", {"soft_roce_persist": "perhaps"}),
 ]
-# lossless_ethernet: its ports named (the facts read is skipped; the checks run on the facts of the roce_qos lab tree).
+# lossless_ethernet: its ports named (the checks run on the facts of the roce_qos lab tree, which the role's facts read gets).
 LE = {"lossless_ethernet_ports": [{"netdev": "dcbsim0"}]}
 ROLE_CASES += [
     ("lossless_ethernet", "lossless_ethernet_pfc", dict(LE, lossless_ethernet_pfc="0,0,0,1")),
@@ -743,6 +794,7 @@ ROLE_CASES += [
     ("lossless_ethernet", "lossless_ethernet_backend", dict(LE, lossless_ethernet_backend="lldptool")),
     ("lossless_ethernet", "lossless_ethernet_state", dict(LE, lossless_ethernet_state="gone")),
     ("lossless_ethernet", "lossless_ethernet_openibd", dict(LE, lossless_ethernet_openibd="sometimes")),
+    ("lossless_ethernet", "lossless_ethernet_manage_packages", dict(LE, lossless_ethernet_manage_packages="")),
     ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0; reboot"}]}),
     ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0\n"}]}),
     ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0"}, {"netdev": "eth42"}]}),
@@ -750,6 +802,11 @@ ROLE_CASES += [
     ("lossless_ethernet", "lossless_ethernet_ports", {"lossless_ethernet_ports": [{"netdev": "dcbsim0", "colour": "red"}]}),
     ("lossless_ethernet", "lossless_ethernet_port_settings", dict(LE, lossless_ethernet_port_settings={"dcbsim0": {"pfc": [9]}})),
     ("lossless_ethernet", "lossless_ethernet_port_settings", dict(LE, lossless_ethernet_port_settings={"dcbsim0": "pfc=3"})),
+    ("lossless_ethernet", "lossless_ethernet_port_settings",
+     dict(LE, lossless_ethernet_port_settings={"dcbsim0": {"device": "mlx5_1", "port": 2}})),
+    # a typo (dcbsim0 as dcbsimO): settings that apply to nothing here, legitimate in group variables for other hosts
+    ("lossless_ethernet", "lossless_ethernet_port_settings.dcbsimO",
+     dict(LE, lossless_ethernet_port_settings={"dcbsimO": {"mtu": 9000}}), "harmful"),
     ("k8s_rdma_stack", "k8s_rdma_stack_method", {"k8s_rdma_stack_method": "helm"}),
     ("k8s_rdma_stack", "k8s_rdma_stack_namespace", {"k8s_rdma_stack_namespace": "Kube System"}),
     ("k8s_rdma_stack", "k8s_rdma_stack_namespace", {"k8s_rdma_stack_namespace": "kube-system\n"}),
@@ -760,6 +817,9 @@ ROLE_CASES += [
     ("k8s_rdma_stack", "k8s_rdma_stack_shared_devices",
      {"k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": -1}]}),
     ("k8s_rdma_stack", "k8s_rdma_stack_wait_timeout", {"k8s_rdma_stack_wait_timeout": -5}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_wait_timeout", {"k8s_rdma_stack_wait_timeout": 10 ** 9}),
+    ("k8s_rdma_stack", "k8s_rdma_stack_shared_dev_plugin_periodic_update_interval",
+     {"k8s_rdma_stack_shared_dev_plugin_periodic_update_interval": 10 ** 9}),
     ("k8s_rdma_stack", "k8s_rdma_stack_nccl_tc", {"k8s_rdma_stack_nccl_tc": 300}),
     ("k8s_rdma_stack", "k8s_rdma_stack_nccl_gid_index", {"k8s_rdma_stack_nccl_gid_index": "three"}),
     ("k8s_rdma_stack", "k8s_rdma_stack_node_label_prefix", {"k8s_rdma_stack_node_label_prefix": "rdma fabric"}),
@@ -822,34 +882,342 @@ ROLE_CASES += [
     ("rdma_metrics", "rdma_metrics_lossless_saved_dir", {"rdma_metrics_lossless_saved_dir": "etc/rdma-fabric"}),
     ("rdma_metrics", "rdma_metrics_rules_dir", {"rdma_metrics_rules_dir": "rules"}),
     ("rdma_metrics", "rdma_metrics_state", {"rdma_metrics_state": "gone"}),
+    # ReadWritePaths= of the collector's unit: a blank adds /etc, '/' the whole filesystem
+    ("rdma_metrics", "rdma_metrics_textfile_dir", {"rdma_metrics_textfile_dir": "/var/lib/prometheus/node-exporter /etc"}),
+    ("rdma_metrics", "rdma_metrics_textfile_dir", {"rdma_metrics_textfile_dir": "/"}),
+    ("rdma_metrics", "rdma_metrics_textfile_dir", {"rdma_metrics_textfile_dir": "/etc"}),
+    ("rdma_metrics", "rdma_metrics_textfile_dir", {"rdma_metrics_textfile_dir": "/var/lib/x/../../../etc"}),
+    ("rdma_metrics", "rdma_metrics_textfile_dir", {"rdma_metrics_textfile_dir": "/var/lib/%h"}),
+    ("rdma_metrics", "rdma_metrics_lossless_saved_dir", {"rdma_metrics_lossless_saved_dir": "/etc/rdma-fabric/../../root"}),
+    ("rdma_metrics", "rdma_metrics_rules_dir", {"rdma_metrics_rules_dir": "/etc/prometheus/../../root"}),
+    ("rdma_metrics", "rdma_metrics_expected_ports", {"rdma_metrics_expected_ports": [{"match": 'mlx5"0}'}]}),
+    ("rdma_metrics", "rdma_metrics_expected_ports", {"rdma_metrics_expected_ports": [{"match": "mlx5_0", "rate_gbps": -100}]}),
+    ("rdma_metrics", "rdma_metrics_expected_ports", {"rdma_metrics_expected_ports": [{"match": "mlx5_0", "rate_gbps": 0}]}),
+    ("rdma_metrics", "rdma_metrics_expected_ports",
+     {"rdma_metrics_expected_ports": [{"match": "mlx5_0", "rate_gbps": float("nan")}]}),
+    ("rdma_metrics", "rdma_metrics_expected_ports",
+     {"rdma_metrics_expected_ports": [{"match": "mlx5_0", "rate_gbps": float("inf")}]}),
+    ("rdma_metrics", "rdma_metrics_expected_ports", {"rdma_metrics_expected_ports": [{"match": "mlx5_0", "colour": 1}]}),
+    ("rdma_metrics", "rdma_metrics_interval", {"rdma_metrics_interval": 10 ** 9}),
+    ("rdma_metrics", "rdma_metrics_interval", {"rdma_metrics_interval": 3600}, "harmful"),
+    ("job_env", "job_env_nccl_extra", {"job_env_nccl_extra": {"NCCL_X\nLD_PRELOAD": "/tmp/x.so"}}),
+    ("job_env", "job_env_nccl_extra", {"job_env_nccl_extra": {"X=$(reboot)": 1}}),
+    ("job_env", "job_env_ucx_extra", {"job_env_ucx_extra": {"UCX TLS": "rc"}}),
+    ("job_env", "job_env_ucx_extra", {"job_env_ucx_extra": {"UCX_TLS": "rc\nLD_PRELOAD=/tmp/x.so"}}),
+    ("job_env", "job_env_nccl_extra", {"job_env_nccl_extra": {"NCCL_IB_TIMEOUT": float("nan")}}),
+    ("job_env", "job_env_env_file_path", {"job_env_env_file_path": "/etc/../root/.bashrc"}),
+    ("job_env", "job_env_nccl_conf_path", {"job_env_nccl_conf_path": "/etc/./nccl.conf"}),
+    ("job_env", "job_env_ucx_conf_path", {"job_env_ucx_conf_path": "/etc/ucx/ucx.conf\n"}),
+    ("job_env", "job_env_gid_index", {"job_env_gid_index": -1}),
+    ("job_env", "job_env_ucx_tcp_netdevs", {"job_env_ucx_tcp_netdevs": ["eth0;x"]}),
+    ("host_tools", "host_tools_python", {"host_tools_python": "/usr/bin/python3 -c evil"}),
+    ("host_tools", "host_tools_python", {"host_tools_python": "python3"}),
+    ("host_tools", "host_tools_python", {"host_tools_python": "/usr/bin/python3\nExecStartPre=/bin/sh"}),
+    ("host_tools", "host_tools_state", {"host_tools_state": "read"}),
 ]
+
+
+# --------------------------------------------------------------------------
+# controller side: the fleet-wide actions (run as Ansible runs them: the action plugin's ``run`` with a task
+# double and the hosts' variables in ``hostvars``) and the playbooks' own checks (the filters they call, on the
+# values their variables would hold)
+# --------------------------------------------------------------------------
+def _k8s_facts(name):
+    with open(os.path.join(ROOT, "tests", "unit", "fixtures", "k8s", "facts", name + ".json")) as handle:
+        return json.load(handle)
+
+
+class HostVarsDouble(dict):
+    """TEST DOUBLE of Ansible's HostVars (what read_hosts uses of it: ``in``, ``raw_get``, ``[host]``)."""
+
+    def raw_get(self, host):
+        return self[host]
+
+
+def controller_task_vars():
+    """Two inventory hosts with the RDMA facts of the fixtures roce-a and ib-a, as a play's task variables."""
+    hosts = HostVarsDouble(node1={"ansible_facts": {"rdma": _k8s_facts("roce-a"), "nodename": "node1"},
+                                  "rdma_validate_device": "mlx5_0"},
+                           node2={"ansible_facts": {"rdma": _k8s_facts("ib-a"), "nodename": "node2"}})
+    return {"hostvars": hosts, "inventory_hostname": "localhost", "groups": {"all": ["node1", "node2"]}}
+
+
+def run_action(plugin, name, args, check_mode=False):
+    """(outcome, result) of a controller action: ``rejected`` for a failed result or the AnsibleError that Ansible's
+    task executor turns into one, ``traceback`` for any other exception."""
+    from ansible.errors import AnsibleError
+    from ansible.template import Templar as _Templar
+    task = _Task(dict(args))
+    task.action = "rdma.fabric." + name
+    task.check_mode = check_mode
+    task.diff = False
+    action = plugin(task, _Connection(), None, DataLoader(), _Templar(loader=DataLoader()), None)
+    try:
+        result = action.run(task_vars=controller_task_vars())
+    except AnsibleError as exc:
+        return "rejected", {"msg": str(exc)}
+    except BaseException:  # pylint: disable=broad-except
+        return "traceback", {"msg": traceback.format_exc(limit=3)}
+    return ("rejected" if result.get("failed") else "ok"), result
+
+
+def _listing(folder):
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for fname in filenames:
+            path = os.path.join(dirpath, fname)
+            with open(path, "rb") as handle:
+                out[path] = (handle.read(), os.stat(path).st_mode)
+    return out
+
+
+MARK = "# Rendered by rdma.fabric.k8s_rdma_stack"
+CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "rdma-devices", "namespace": "kube-system"},
+      "data": {"a": "1"}}
+
+
+def controller_cases(tmp):
+    """(target, action module name, parameter to be named, arguments, kind) of the fleet-wide actions; each runs
+    with its output folder under ``tmp/out``, which must be as before afterwards."""
+    out = os.path.join(tmp, "out")
+    manifests = {"dest": out, "objects": [CM], "node_labels": {"node1": {"rdma.fabric/capable": "true"}},
+                 "marker": MARK, "header": MARK + ". Do not edit.", "kustomization_header": MARK + "."}
+    report = {"dest": out, "hosts": ["node1", "node2"], "pools": True, "formats": ["json"]}
+    plan = {"hosts": ["node1", "node2"], "check_only": True, "var_prefix": "rdma_validate_"}
+    results = {"plan": {"runs": [], "results": [], "pairs": []}, "dest": out}
+    return [
+        ("node_pools", "hosts", {"hosts": ["node1", "nosuch"]}),
+        ("node_pools", "node_name_var", {"hosts": ["node1"], "node_name_var": "node name"}),
+        ("node_pools", "nccl", {"hosts": ["node1"], "nccl": {"colour": "red"}}),
+        ("node_pools", "extra", {"hosts": ["node1"], "nccl": {"extra": {"NCCL_X\nLD_PRELOAD": "/tmp/x.so"}}}),
+        ("node_pools", "extra", {"hosts": ["node1"], "nccl": {"extra": {"X=$(reboot)": 1}}}),
+        ("node_pools", "extra", {"hosts": ["node1"], "nccl": {"extra": {"NCCL_DEBUG": "INFO\nLD_PRELOAD=/tmp/x.so"}}}),
+        ("node_pools", "extra", {"hosts": ["node1"], "nccl": {"extra": ["NCCL_DEBUG=INFO"]}}),
+        ("node_pools", "socket_ifname", {"hosts": ["node1"], "nccl": {"socket_ifname": "eth0\nX=1"}}),
+        ("node_pools", "tc", {"hosts": ["node1"], "nccl": {"tc": 300}}),
+        ("node_pools", "gid_index", {"hosts": ["node1"], "nccl": {"gid_index": "three"}}),
+        ("node_pools", "on_no_rdma", {"hosts": ["node1"], "nccl": {"on_no_rdma": "ignore"}}),
+        ("node_pools", "link_layers", {"hosts": ["node1"], "nccl": {"link_layers": ["Ethernet\n"]}}),
+        ("node_pools", "devices", {"hosts": ["node1"], "nccl": {"devices": ["mlx5_0;x"]}}),
+        ("k8s_manifests", "mode", dict(manifests, mode="4777")),
+        ("k8s_manifests", "mode", dict(manifests, mode="0755")),
+        ("k8s_manifests", "mode", dict(manifests, mode="rw")),
+        ("k8s_manifests", "files", dict(manifests, files={"x\n.yaml": MARK + "\n"})),
+        ("k8s_manifests", "files", dict(manifests, files={"../x.yaml": MARK + "\n"})),
+        ("k8s_manifests", "metadata.name", dict(manifests, objects=[dict(CM, metadata={"name": "a\nb"})])),
+        ("k8s_manifests", "metadata.namespace", dict(manifests, objects=[dict(CM, metadata={"name": "a", "namespace": "../x"})])),
+        ("k8s_manifests", "objects", dict(manifests, objects=[{"kind": "ConfigMap"}])),
+        ("k8s_manifests", "node_labels", dict(manifests, node_labels={"node1": {"a b": "x"}})),
+        ("k8s_manifests", "node_labels", dict(manifests, node_labels={"node1": {"rdma.fabric/pool": "a\nb"}})),
+        ("k8s_manifests", "node_labels", dict(manifests, node_labels={"node1": "x"})),
+        ("k8s_manifests", "marker", dict(manifests, marker="", header="", kustomization_header="")),
+        ("k8s_manifests", "header", dict(manifests, header="# another tool")),
+        ("k8s_manifests", "dest", dict(manifests, dest=out + "/../elsewhere")),
+        ("k8s_manifests", "dest", dict(manifests, dest=out + "\n")),
+        ("k8s_manifests", "state", dict(manifests, state="gone")),
+        ("validation_plan", "results_dir", dict(plan, results_dir="rel/../x")),
+        ("validation_plan", "results_dir", dict(plan, results_dir="/srv/re\nports")),
+        ("validation_plan", "topology", dict(plan, topology="mesh")),
+        ("validation_plan", "tests", dict(plan, tests=["rping; reboot"])),
+        ("validation_plan", "base_port", dict(plan, base_port=22)),
+        ("validation_plan", "min_bw_fraction", dict(plan, min_bw_fraction=float("nan"))),
+        ("validation_plan", "max_latency_us", dict(plan, max_latency_us=float("inf"))),
+        ("validation_plan", "neighbours", dict(plan, neighbours=0)),
+        ("validation_plan", "timeout", dict(plan, timeout=10 ** 9)),
+        ("validation_plan", "hosts", dict(plan, hosts="node1\nnode2")),
+        ("validation_results", "dest", dict(results, dest=out + "/../x")),
+        ("validation_results", "record_var", dict(results, record_var="a b")),
+        ("validation_results", "plan", dict(results, plan="x")),
+        ("fabric_report", "basename", dict(report, basename="fabric\nreport")),
+        ("fabric_report", "basename", dict(report, basename="../x")),
+        ("fabric_report", "dest", dict(report, dest=out + "/../x")),
+        ("fabric_report", "mode", dict(report, mode="4777")),
+        ("fabric_report", "formats", dict(report, formats=["pdf"])),
+        ("fabric_report", "hosts", dict(report, hosts={"node1": "up"})),
+        ("fabric_report", "hosts", dict(report, hosts=[1, {"a": 1}])),
+    ]
+
+
+def playbook_cases(tmp):
+    """(playbook, parameter to be named, check, kind): ``check()`` runs what the playbook runs on the value
+    (site.yml: rollout_settings and rollout_drain; check_pod.yml: pod_check), returning (outcome, message)."""
+    from ansible.errors import AnsibleFilterError
+    from ansible_collections.rdma.fabric.plugins.filter import pod_check as pod_check_filter
+    from ansible_collections.rdma.fabric.plugins.filter import rollout as rollout_filter
+    from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_rdma import shared_dev_plugin_config
+
+    hosts = ["lab%d" % i for i in range(1, 5)]  # a four-host fleet
+
+    def settings(serial=None, max_fail=None, **kw):
+        def check():
+            try:
+                result = rollout_filter.rollout_settings(serial, max_fail, hosts, **kw)
+            except AnsibleFilterError as exc:
+                return "rejected", str(exc)
+            warnings = result.get("warnings") or []
+            return ("warned" if warnings else "ok"), "; ".join(warnings)
+        return check
+
+    def drain(content):
+        path = os.path.join(tmp, "plan-%d.json" % len(os.listdir(tmp)))
+        with open(path, "w") as handle:
+            handle.write(content)
+
+        def check():
+            try:
+                rollout_filter.rollout_drain(path, hosts)
+            except AnsibleFilterError as exc:
+                return "rejected", str(exc)
+            return "ok", ""
+        return check
+
+    config = shared_dev_plugin_config([{"resourceName": "rdma_shared_device_a"}], [_k8s_facts("roce-a")])
+    pools = {"roce": _k8s_facts("roce-a")}
+
+    def pod(workload, configs=None, workload_file=None):
+        def check():
+            named = {"workload_file": workload_file} if workload_file else {}
+            try:
+                pod_check_filter.pod_check(workload, [config] if configs is None else configs, pools, **named)
+            except AnsibleFilterError as exc:
+                return "rejected", str(exc)
+            return "ok", ""
+        return check
+
+    res = {"limits": {"rdma/rdma_shared_device_a": 1}}
+    return [
+        ("site.yml", "rdma_fabric_serial", settings("100%"), "harmful"),      # the whole fleet in one batch
+        ("site.yml", "rdma_fabric_serial", settings(1000), "harmful"),
+        ("site.yml", "rdma_fabric_serial", settings([4, 1]), "harmful"),
+        ("site.yml", "rdma_fabric_max_fail_percentage", settings([1, "100%"], 100), "harmful"),
+        ("site.yml", "rdma_fabric_allow_single_batch", settings("100%", allow_single_batch="perhaps"), "malformed"),
+        ("site.yml", "rdma_fabric_serial", settings(0), "malformed"),
+        ("site.yml", "rdma_fabric_serial", settings("abc"), "malformed"),
+        ("site.yml", "rdma_fabric_serial", settings("[1, 5]"), "malformed"),
+        ("site.yml", "rdma_fabric_max_fail_percentage", settings(1, 150), "malformed"),
+        ("site.yml", "rdma_fabric_batch_reboot", settings(1, batch_reboot="perhaps"), "malformed"),
+        ("site.yml", "rdma_fabric_batch_reboot_timeout", settings(1, batch_reboot_timeout=10 ** 9), "malformed"),
+        ("site.yml", "rdma_fabric_k8s_drain_timeout", settings(1, k8s_drain_timeout="abc"), "malformed"),
+        ("site.yml", "rdma_fabric_k8s_drain_timeout", settings(1, k8s_drain_timeout=10 ** 9), "malformed"),
+        ("site.yml", "rdma_fabric_slurm_drain", settings(1, flags={"rdma_fabric_slurm_drain": "ture"}), "malformed"),
+        ("site.yml", "rdma_fabric_k8s_drain", settings(1, flags={"rdma_fabric_k8s_drain": 1}), "malformed"),
+        ("site.yml", "rdma_fabric_drain_plan", drain('{"check_mode": true, "hosts": {"lab1": {"changes": -1}}}'), "harmful"),
+        ("site.yml", "rdma_fabric_drain_plan", drain('{"check_mode": false, "hosts": {}}'), "malformed"),
+        ("site.yml", "rdma_fabric_drain_plan", drain("{"), "malformed"),
+        ("check_pod.yml", "containers", pod({"kind": "Pod", "spec": {"containers": "abc"}}), "malformed"),
+        ("check_pod.yml", "limits", pod({"kind": "Pod", "spec": {"containers": [{"resources": {"limits": {1: 2}}}]}}),
+         "malformed"),
+        ("check_pod.yml", "workerGroupSpecs", pod({"kind": "RayCluster", "spec": {"workerGroupSpecs": ["abc"]}}),
+         "malformed"),
+        ("check_pod.yml", "spec", pod({"kind": "Deployment", "spec": [1, 2]}), "malformed"),
+        ("check_pod.yml", "resources", pod({"kind": "Pod", "spec": {"containers": [{"resources": "abc"}]}}), "malformed"),
+        ("check_pod.yml", "metadata", pod({"kind": "Pod", "metadata": [1], "spec": {"containers": [{"resources": res}]}}),
+         "malformed"),
+        ("check_pod.yml", "rendered/bad.yaml", pod({"kind": "Pod", "spec": {"containers": [{"resources": res}]}},
+                                                   configs={"rendered/bad.yaml": "a: [1\n"}), "malformed"),
+        ("check_pod.yml", "pod.yaml", pod("spec: {\n", workload_file="pod.yaml"), "malformed"),
+        ("check_pod.yml", "configList", pod({"kind": "Pod", "spec": {"containers": [{"resources": res}]}},
+                                            configs=[{"configList": ["x"]}]), "malformed"),
+    ]
+
+
+# --------------------------------------------------------------------------
+# spec-derived role cases: every option of every role's meta/argument_specs.yml, by its type - text (str, path;
+# no choices) with a line break and a line after it, whole numbers at 10**12 and -1, floats at NaN and infinity -
+# each must be rejected by the role's own checks naming the option. An option of a stage that is off by default
+# is tried with its stage on (else the role rightly ignores it).
+# --------------------------------------------------------------------------
+SPEC_SKIP = {
+    # checked by rdma.fabric.sriov_vfs itself before any change (see its module rows: pf_link_timeout); the role
+    # reads its boot units first, so role_check stops before the module
+    "sriov_pf_link_timeout": "sriov_vfs",
+}
+SPEC_STAGE_ON = (("rdma_validate_workload_", {"rdma_validate_workload": True}),)
+
+
+def spec_role_cases():
+    """``(role, option, changes)`` for every option of every role's argument spec (see above)."""
+    out = []
+    for role in sorted(os.listdir(os.path.join(ROOT, "roles"))):
+        if not os.path.exists(os.path.join(ROOT, "roles", role, "meta", "argument_specs.yml")):
+            continue
+        for name, opt in sorted(role_spec(role).items()):
+            if name in SPEC_SKIP:
+                continue
+            kind = opt.get("type", "str")
+            if kind in ("str", "path") and not opt.get("choices"):
+                default = opt.get("default")
+                base = default if isinstance(default, str) and default else "/x" if kind == "path" else "x"
+                values = [base + "\nInjected: 1"]
+            elif kind == "int":
+                values = [10 ** 12, -1]
+            elif kind == "float":
+                values = [float("nan"), float("inf")]
+            else:
+                continue
+            stage = dict(next((on for prefix, on in SPEC_STAGE_ON if name.startswith(prefix)), {}))
+            out.extend((role, name, dict(stage, **{name: value})) for value in values)
+    return out
 
 
 def acs_words(builder):
     return [struct.unpack_from("<H", builder.read_config(a), 0x14E)[0] for a in ("0000:17:00.0", "0000:17:01.0")]
 
 
+OUTCOMES = ("rejected", "warned", "accepted", "exceptions")
+
+
+def verdict(outcome, result, param, unchanged=True):
+    """``(outcome, named)`` of one run: ``rejected`` (failed), ``warned`` (went on with a warning), ``accepted``
+    (went on without one) or ``exceptions`` (an uncaught Python exception); ``named``: the message (of the failure,
+    or a warning) names ``param`` and nothing changed before a rejection."""
+    if outcome == "traceback":
+        return "exceptions", False
+    if outcome in ("failed", "rejected"):
+        return "rejected", (result.get("param") == param or param in str(result.get("msg", ""))) and unchanged
+    warnings = [str(w) for w in result.get("warnings") or [] if param in str(w)]
+    return ("warned", True) if warnings else ("accepted", False)
+
+
+class Warnings(object):
+    """Records Ansible's controller-side warnings (``Display.warning``, which the collection's filters call) while
+    the checks run in this process; a recording TEST DOUBLE of ansible-core's Display.warning."""
+
+    def __enter__(self):
+        from ansible.utils.display import Display
+        self.shown = []
+        self.patches = Patches()
+        shown = self.shown
+        self.patches.setattr(Display, "warning", lambda self, msg, *args, **kwargs: shown.append(msg))
+        return self
+
+    def __exit__(self, *exc):
+        self.patches.undo()
+
+
 def malformed(tmp):
+    """Every case tried; ``(rows, details)``: counts per target, and ``(target, parameter, outcome, named, message,
+    kind)`` per case (kind ``malformed``: must be rejected naming the parameter; ``harmful``: valid but risky, must be
+    rejected or warned about naming it)."""
+    _collection_loader()  # before the playbook cases import filter plugins: the templar's loader must own them
     rows = {}
-
-    def count(target, outcome, named):
-        row = rows.setdefault(target, {"tried": 0, "rejected": 0, "accepted": 0, "traceback": 0})
-        row["tried"] += 1
-        if outcome == "traceback":
-            row["traceback"] += 1
-        elif outcome == "rejected" and named:
-            row["rejected"] += 1
-        else:
-            row["accepted"] += 1
-
     details = []
+
+    def count(target, name, param, outcome, named, msg, kind="malformed"):
+        row = rows.setdefault(target, dict((key, 0) for key in ("tried",) + OUTCOMES))
+        row["tried"] += 1
+        if outcome in ("rejected", "warned") and not named:
+            outcome_counted = "accepted"  # rejected without the parameter named, or after a change
+        else:
+            outcome_counted = outcome
+        row[outcome_counted] += 1
+        details.append((name, param, outcome, named, str(msg)[:200], kind))
+
     for name, param, args in module_cases(tmp):
         commands = Commands()
         outcome, result = run_module(name, args, commands)
-        named = param in str(result.get("msg", "")) and not commands.ran
-        outcome = "rejected" if outcome == "failed" else outcome
-        count("module " + name, outcome, named)
-        details.append((name, param, outcome, named, str(result.get("msg", ""))[:200]))
+        outcome, named = verdict(outcome, result, param, not commands.ran)
+        count("module " + name, name, param, outcome, named, result.get("msg", ""))
     builder, cases = gpudirect_cases(tmp)
     for param, args in cases:
         before = (acs_words(builder), sorted(os.listdir(os.path.join(builder.sys, "module"))))
@@ -857,36 +1225,34 @@ def malformed(tmp):
         outcome, result = run_module("gpudirect", args, commands)
         unchanged = before == (acs_words(builder), sorted(os.listdir(os.path.join(builder.sys, "module")))) and not commands.ran \
             and not os.path.exists(os.path.join(builder.root, "etc"))
-        named = param in str(result.get("msg", "")) and unchanged
-        outcome = "rejected" if outcome == "failed" else outcome
-        count("module gpudirect", outcome, named)
-        details.append(("gpudirect", param, outcome, named, str(result.get("msg", ""))[:200]))
+        outcome, named = verdict(outcome, result, param, unchanged)
+        count("module gpudirect", "gpudirect", param, outcome, named, result.get("msg", ""))
     cases, copy = roce_qos_cases(tmp)
     shutil.copytree(QosLab(os.path.join(tmp, "qos-copy-source")).sysfs, copy, symlinks=True)
     lab = None
-    for i, (param, args) in enumerate(cases):
+    for i, case in enumerate(cases):
+        param, args, kind = (case + ("malformed",))[:3]
         if lab is None:
             lab = QosLab(os.path.join(tmp, "qos-%d" % i))
         before = lab.state()
         outcome, result = lab.run(args)
         unchanged = lab.unchanged(before)
-        named = (result.get("param") == param or param in str(result.get("msg", ""))) and unchanged
+        result = dict(result, warnings=list(result.get("warnings") or []) + lab.warnings)
         if unchanged:  # the next case starts from the same state: the lab is used again, its logs emptied
-            del lab.host.calls[:], lab.cfs.mkdirs[:], lab.cfs.rmdirs[:]
+            del lab.host.calls[:], lab.cfs.mkdirs[:], lab.cfs.rmdirs[:], lab.warnings[:]
         else:
             lab = None
-        outcome = "rejected" if outcome == "failed" else outcome
-        count("module roce_qos", outcome, named)
-        details.append(("roce_qos", param, outcome, named, str(result.get("msg", ""))[:200]))
-    for i, (param, args) in enumerate(RDMA_LINK_CASES):
+        outcome, named = verdict(outcome, result, param, unchanged)
+        count("module roce_qos", "roce_qos", param, outcome, named, result.get("msg") or "; ".join(result["warnings"]), kind)
+    for i, case in enumerate(RDMA_LINK_CASES):
+        param, args, kind = (case + ("malformed",))[:3]
         sysfs, double = link_host(os.path.join(tmp, "link-%d" % i))
         outcome, result = run_module("rdma_link", dict({"sysfs_path": sysfs}, **args), commands=False,
                                      install=lambda patches: patches.setattr(
                                          basic.AnsibleModule, "run_command", lambda self, argv, **kw: double.run_command(argv, **kw)))
-        named = param in str(result.get("msg", "")) and double.calls == []
-        outcome = "rejected" if outcome == "failed" else outcome
-        count("module rdma_link", outcome, named)
-        details.append(("rdma_link", param, outcome, named, str(result.get("msg", ""))[:200]))
+        outcome, named = verdict(outcome, result, param, double.calls == [] or kind == "harmful")
+        count("module rdma_link", "rdma_link", param, outcome, named,
+              result.get("msg") or "; ".join(result.get("warnings") or []), kind)
     sriov = [(param, {"pfs": pfs}) for param, pfs in SRIOV_CASES] + SRIOV_FIRMWARE_CASES
     for i, (param, args) in enumerate(sriov):
         sysfs, ip, mlx, install = sriov_host(os.path.join(tmp, "sriov-%d" % i))
@@ -895,20 +1261,35 @@ def malformed(tmp):
         with open(os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")) as handle:
             numvfs = handle.read().strip()
         unchanged = numvfs == "0" and mlx.sets == [] and all(c[1:3] != ["link", "set"] for c in ip.calls)
-        named = param in str(result.get("msg", "")) and unchanged
-        outcome = "rejected" if outcome == "failed" else outcome
-        count("module sriov_vfs", outcome, named)
-        details.append(("sriov_vfs", param, outcome, named, str(result.get("msg", ""))[:200]))
-    for role, param, changes in ROLE_CASES:
+        outcome, named = verdict(outcome, result, param, unchanged)
+        count("module sriov_vfs", "sriov_vfs", param, outcome, named, result.get("msg", ""))
+    for name, param, args in controller_cases(tmp):
+        plugin = importlib.import_module("ansible_collections.rdma.fabric.plugins.action." + name).ActionModule
+        folder = os.path.join(tmp, "out")
+        before = _listing(folder)
+        outcome, result = run_action(plugin, name, args)
+        unchanged = _listing(folder) == before and not os.path.exists(os.path.join(tmp, "elsewhere")) \
+            and not os.path.exists(os.path.join(tmp, "x"))
+        outcome, named = verdict(outcome, result, param, unchanged)
+        count("action " + name, name, param, outcome, named, result.get("msg", ""))
+    for playbook, param, check, kind in playbook_cases(tmp):
         try:
-            errors = role_check(role, changes)
+            with Warnings():  # the filters' own warnings: the checks return them
+                outcome, msg = check()
         except BaseException:  # pylint: disable=broad-except
-            count("role " + role, "traceback", False)
-            details.append((role, param, "traceback", False, traceback.format_exc(limit=2)))
+            outcome, msg = "traceback", traceback.format_exc(limit=2)
+        outcome, named = verdict(outcome, {"msg": msg, "warnings": [msg] if outcome == "warned" else []}, param)
+        count("playbook " + playbook, playbook, param, outcome, named, msg, kind)
+    for case in ROLE_CASES + spec_role_cases():
+        role, param, changes, kind = (case + ("malformed",))[:4]
+        try:
+            with Warnings() as shown:
+                errors = role_check(role, changes)
+        except BaseException:  # pylint: disable=broad-except
+            count("role " + role, role, param, "exceptions", False, traceback.format_exc(limit=2), kind)
             continue
-        named = any(param in e for e in errors)
-        count("role " + role, "rejected" if errors else "accepted", named)
-        details.append((role, param, "rejected" if errors else "accepted", named, "; ".join(errors)[:200]))
+        outcome, named = verdict("failed" if errors else "ok", {"msg": "; ".join(errors), "warnings": shown.shown}, param)
+        count("role " + role, role, param, outcome, named, "; ".join(errors or shown.shown), kind)
     return rows, details
 
 
@@ -1091,6 +1472,60 @@ def _qos_lock_held(tmp):
             and _qos_state(lab) == before), msg[:110]
 
 
+def _qos_lock_holder_killed(tmp):
+    """A QoS run SIGKILLed while it holds the lock (mid-apply): the kernel frees the lock, its record stays; the
+    next run warns that the holder is gone, naming it, and writes its own record."""
+    path = os.path.join(tmp, "qos-killed", "qos.lock")
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the holder
+        try:
+            with qos_lock.held("rdma-fabric qos-apply", 5, path=path):
+                os.write(ready_w, b"x")
+                time.sleep(60)
+        finally:
+            os._exit(0)
+    os.read(ready_r, 1)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    for fd in (ready_r, ready_w):
+        os.close(fd)
+    warnings = []
+    with qos_lock.held("roce_qos (Ansible)", 5, path=path, warn=warnings.append):
+        with open(path) as handle:
+            mine = '"pid": %d' % os.getpid() in handle.read()
+    said = len(warnings) == 1 and ("pid %d (rdma-fabric qos-apply" % pid) in warnings[0] and "is gone" in warnings[0]
+    return mine and said, (warnings or ["no warning"])[0][:110]
+
+
+def _metrics_port_vanishes(tmp):
+    """The port's state file is gone when the collector reads it: the expected port is reported down (port_up 0)
+    with a collector error, not left without port_up."""
+    from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
+    root = os.path.join(tmp, "metrics-vanish")
+    shutil.copytree(os.path.join(SYSFS, "lab_rxe_lab1"), root, symlinks=True)
+    os.unlink(os.path.join(root, "sys", "devices", "virtual", "infiniband", "rxe0", "ports", "1", "state"))
+    cfg = metrics.check_config({"sysfs": os.path.join(root, "sys"), "saved_dir": os.path.join(root, "none"),
+                                "expected_ports": [{"match": "rxe0/1"}], "gpudirect": "ignore"})
+    snap = metrics.collect(cfg)
+    text = metrics.render(snap)
+    ok = 'rdma_fabric_port_up{device="rxe0",port="1"} 0' in text and snap.errors.get("ports") == 1
+    return ok, "; ".join(t for _s, t in snap.messages)[:110]
+
+
+def _metrics_device_gone(tmp):
+    """An expected device that is gone entirely: its port series say down (RdmaPortDown fires), a glob that matches
+    nothing any more says 0 found (RdmaExpectedPortsMissing)."""
+    from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
+    cfg = metrics.check_config({"sysfs": os.path.join(SYSFS, "lab_rxe_lab1", "sys"), "saved_dir": os.path.join(tmp, "none"),
+                                "expected_ports": [{"match": "mlx5_0/1"}, {"match": "mlx5_*"}], "gpudirect": "ignore"})
+    text = metrics.render(metrics.collect(cfg))
+    ok = ('rdma_fabric_port_up{device="mlx5_0",port="1"} 0' in text
+          and 'rdma_fabric_port_expected_up{device="mlx5_0",port="1"} 1' in text
+          and 'rdma_fabric_expected_ports_found{match="mlx5_*"} 0' in text)
+    return ok, "port_up 0 and expected_up 1 for mlx5_0/1, expected_ports_found 0 for mlx5_*"
+
+
 def faults(tmp):
     cases = [
         ("facts: ETIMEDOUT on port and device attributes", lambda: _facts_with_read_error(tmp, errno.ETIMEDOUT)),
@@ -1114,6 +1549,9 @@ def faults(tmp):
         ("roce_qos: ip link set mtu fails (after the DCB and configfs steps)", lambda: _qos_step_fails(tmp, "qos-mtu", ip_fails=True)),
         ("roce_qos: SIGTERM during the dcb pfc change", lambda: _qos_step_fails(tmp, "qos-term", signal_on="pfc")),
         ("roce_qos: the QoS lock held by another process (rdma-fabric qos-apply)", lambda: _qos_lock_held(tmp)),
+        ("qos lock: its holder SIGKILLed mid-run leaves its record", lambda: _qos_lock_holder_killed(tmp)),
+        ("metrics: a port folder vanishes mid-read", lambda: _metrics_port_vanishes(tmp)),
+        ("metrics: an expected device is gone entirely", lambda: _metrics_device_gone(tmp)),
     ]
     out = []
     for what, case in cases:
@@ -1137,25 +1575,28 @@ def main(argv=None):
     if "--json" in argv:
         print(json.dumps({"malformed": rows, "details": details, "faults": fault_rows}, indent=1))
         return rows, fault_rows
-    print("| target | malformed inputs tried | rejected before any change, parameter named | accepted | tracebacks |")
-    print("| --- | --- | --- | --- | --- |")
-    total = dict.fromkeys(("tried", "rejected", "accepted", "traceback"), 0)
+    print("| target | inputs tried | rejected before any change, parameter named | warned, setting named | accepted "
+          "| exceptions |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    total = dict.fromkeys(("tried",) + OUTCOMES, 0)
     for target in sorted(rows):
         row = rows[target]
-        print("| %s | %d | %d | %d | %d |" % (target, row["tried"], row["rejected"], row["accepted"], row["traceback"]))
+        print("| %s | %d | %d | %d | %d | %d |" % ((target, row["tried"]) + tuple(row[k] for k in OUTCOMES)))
         for key in total:
             total[key] += row[key]
-    print("| all | %(tried)d | %(rejected)d | %(accepted)d | %(traceback)d |" % total)
+    print("| all | %(tried)d | %(rejected)d | %(warned)d | %(accepted)d | %(exceptions)d |" % total)
     print()
     print("| fault injected | survived | detail |")
     print("| --- | --- | --- |")
     for what, survived, detail in fault_rows:
         print("| %s | %s | %s |" % (what, "yes" if survived else "NO", detail.replace("|", "/")))
     print()
+    print("inputs tried: %(tried)d, rejected naming the variable: %(rejected)d, warned: %(warned)d, accepted: "
+          "%(accepted)d, exceptions: %(exceptions)d" % total)
     print("faults injected: %d, survived: %d" % (len(fault_rows), sum(1 for r in fault_rows if r[1])))
-    for name, param, outcome, named, msg in details:
-        if outcome != "rejected" or not named:
-            print("NOTE %s %s: %s (named: %s) %s" % (name, param, outcome, named, msg.replace("\n", " ")))
+    for name, param, outcome, named, msg, kind in details:
+        if outcome not in (("rejected", "warned") if kind == "harmful" else ("rejected",)) or not named:
+            print("NOTE %s %s (%s): %s (named: %s) %s" % (name, param, kind, outcome, named, msg.replace("\n", " ")))
     return rows, fault_rows
 
 

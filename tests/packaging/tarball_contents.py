@@ -21,7 +21,7 @@ import tarfile
 FORBIDDEN = [
     ".ansible-lint", ".ci/*", ".config/*", ".gitignore", ".git/*", "ansible.cfg", "Makefile",
     "benchmarks/*", "molecule/*", "tools/*", "inventories/lab/*", "shared/*",
-    "tests/dcbsim/*", "tests/packaging/*", "tests/output/*",
+    "tests/dcbsim/*", "tests/docs/*", "tests/packaging/*", "tests/output/*",
     ".venv*", ".cache/*", ".lab/*", "build/*", "reports/*",
     "*.tar.gz", "*.qcow2", "*.img", "*.raw", "*.pyc", "*.ko", "*/__pycache__/*",
     # sysfs fixture folders are rebuilt from the JSON manifests by the tests
@@ -36,8 +36,10 @@ REQUIRED = [
     "docs/docsite/extra-docs.yml", "docs/docsite/links.yml",
     "plugins/modules/rdma_device_facts.py", "plugins/module_utils/common/rdma_schema.py",
     "plugins/plugin_utils/k8s_rdma.py", "plugins/filter/rdma_ports.py", "plugins/doc_fragments/sysfs.py",
+    # the report's HTML and SVG templates (plugin_utils/report_templates.py reads them beside itself)
+    "plugins/plugin_utils/templates/report/report.html.j2", "plugins/plugin_utils/templates/report/host_grid.svg.j2",
     "roles/mofed/tasks/main.yml", "roles/k8s_rdma_stack/README.md", "roles/gpudirect/README.md",
-    "playbooks/site.yml", "inventories/example/01-hosts.yml",
+    "playbooks/site.yml", "inventories/example/01-hosts.yml", "inventories/example/ansible.cfg",
     "tests/unit/conftest.py", "tests/unit/fixtures/sysfs/trees.py", "tests/unit/fixtures/sysfs/lab_rxe_lab1.json",
     "tests/unit/fixtures/sysfs/synthetic_host.py", "tests/unit/fixtures/pci/pci_tree.py",
 ]

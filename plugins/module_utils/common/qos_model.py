@@ -157,7 +157,7 @@ def _as_int(param, value, lo, hi, what="value"):
         iv = value
     elif isinstance(value, float) and value.is_integer():
         iv = int(value)
-    elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*", value):
+    elif isinstance(value, str) and re.fullmatch(r"[0-9]+", value):  # " 26" is no DSCP: a blank is refused
         iv = int(value)
     else:
         raise ValidationError(param, "%s %r is not an integer; allowed %d-%d" % (what, value, lo, hi))
@@ -467,6 +467,48 @@ def normalise(params, prefix=""):
         # A DSCP map implies DSCP trust (see the module documentation).
         desired["trust"] = "dscp"
     return desired
+
+
+def risks(desired, prefix=""):
+    """Warnings for one port's valid but risky desired settings: each names the settings and the risk.
+
+    * PFC on all eight priorities: every class lossless, so one stuck receiver or pause storm stalls all of the
+      port's traffic (TCP and management too).
+    * With DSCP trust, a RoCE ToS whose DSCP maps (``dscp2prio``, else the default map DSCP >> 3) to a priority
+      without PFC: RoCE traffic is lossy (drops, go-back-N retransmissions), the lossless profile does nothing for
+      it. ``roce_tos: 0`` is DSCP 0, priority 0.
+    * CNPs on a priority with PFC (``cnp.priority``, or ``cnp.dscp`` mapped there): congestion notifications wait
+      behind the paused traffic they are sent to slow down.
+    """
+    out = []
+    pfc = desired.get("pfc") or []
+    if len(pfc) == 8:
+        out.append("%spfc: PFC on all eight priorities makes every traffic class lossless: a pause storm or one stuck "
+                   "receiver stalls all of the port's traffic, TCP and management included; enable PFC on the RoCE "
+                   "priority only" % prefix)
+    if not pfc or desired.get("trust") != "dscp":
+        return out
+    table = desired.get("dscp2prio") or {}
+
+    def prio_of(value):
+        return table.get(value, value >> 3), ("dscp2prio" if value in table else "the default DSCP map (DSCP >> 3)")
+
+    tos = desired.get("roce_tos")
+    if tos is not None and prio_of(tos >> 2)[0] not in pfc:
+        prio, source = prio_of(tos >> 2)
+        out.append("%sroce_tos: %d is DSCP %d, which %s maps to priority %d, but pfc is on priority %s: RoCE traffic "
+                   "would land on a lossy priority (drops, retransmissions); map that DSCP to a PFC priority in "
+                   "dscp2prio, or set roce_tos to a DSCP that maps to one"
+                   % (prefix, tos, tos >> 2, source, prio, ",".join(str(p) for p in pfc)))
+    cnp = desired.get("cnp") or {}
+    cnp_prio = cnp.get("priority")
+    if cnp_prio is None and cnp.get("dscp") is not None:
+        cnp_prio = prio_of(cnp["dscp"])[0]
+    if cnp_prio is not None and cnp_prio in pfc:
+        out.append("%scnp: congestion notifications (CNPs) go on priority %d, which pfc makes lossless: they wait "
+                   "behind the paused traffic they are sent to slow down; send them on a priority without PFC (such "
+                   "as 6)" % (prefix, cnp_prio))
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -131,6 +131,21 @@ def plan_changes(wanted, current):
     return delete, create
 
 
+def replacements(wanted, current):
+    """Warnings for the links the plan deletes that the request does not name (a link of the same type on the netdev
+    under another name): the one risk of a valid request, since whatever uses that device loses it."""
+    named = set(want["name"] for want in wanted)
+    out = []
+    for want in wanted:
+        for cur in current:
+            if want["state"] == "present" and cur["name"] != want["name"] and cur["name"] not in named \
+                    and _same(cur, want):
+                out.append("name: %s replaces %s on %s (a netdev carries one %s link): rdma link delete %s runs "
+                           "first, and whatever uses %s (a job, a device plugin) loses it"
+                           % (want["name"], cur["name"], cur["netdev"], cur["type"], cur["name"], cur["name"]))
+    return out
+
+
 def mismatches(wanted, current):
     """What in ``current`` differs from ``wanted``, as readable strings (empty when all match)."""
     by_name = dict((cur["name"], cur) for cur in current)

@@ -44,9 +44,14 @@ __metaclass__ = type
 import fnmatch
 import re
 
+# The version of ansible_facts.rdma (docs/DESIGN.md, 'Facts schema'); the GPUDirect facts and the report have their own.
 SCHEMA_VERSION = 1
 _NATURAL_RE = re.compile(r"(\d+)")
 LINK_LAYERS = ("Ethernet", "InfiniBand")
+# An RDMA device name or a shell glob of them (IB_DEVICE_NAME_MAX is 64): what ``devices`` filters and
+# expected-port matches take. A glob of other characters could only match nothing, silently.
+DEVICE_GLOB_RE = re.compile(r"[A-Za-z0-9_.:*?!\[\]-]{1,64}")
+DEVICE_GLOB_RULE = "an RDMA device name or a shell glob of them such as mlx5_* (letters, digits and _ . : * ? ! [ ] -)"
 
 
 PORT_KINDS = ("roce", "infiniband", "iwarp")
@@ -205,6 +210,18 @@ def check_link_layers(link_layers, param="link_layers"):
     return tuple(link_layers)
 
 
+def check_device_globs(devices, param="devices"):
+    """Validate a device-name filter (a list of :data:`DEVICE_GLOB_RE` globs); returns a list (empty = all)."""
+    if devices is None:
+        return []
+    if not isinstance(devices, (list, tuple)):
+        raise RdmaFactsError("%s must be a list of RDMA device name globs, got %r" % (param, devices))
+    for i, pattern in enumerate(devices):
+        if not isinstance(pattern, str) or not DEVICE_GLOB_RE.fullmatch(pattern):
+            raise RdmaFactsError("%s[%d]: %r is not allowed; allowed: %s" % (param, i, pattern, DEVICE_GLOB_RULE))
+    return list(devices)
+
+
 def _device_matches(name, patterns):
     return not patterns or any(fnmatch.fnmatchcase(name, pat) for pat in patterns)
 
@@ -216,7 +233,7 @@ def select_ports(facts, link_layers=None, devices=None, include_soft=False, incl
     ``devices``: ibdev name globs (empty = all).
     """
     layers = check_link_layers(link_layers)
-    patterns = list(devices or [])
+    patterns = check_device_globs(devices)
     out = [(dev, port) for dev, port in
            ports(facts, active_only=active_only, include_soft=include_soft, include_vfs=include_vfs)
            if dev.get("name") and _device_matches(dev["name"], patterns)

@@ -30,6 +30,7 @@ import os
 import re
 import struct
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common.numbers import parse_int
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import natural_key
 
 # Full-match only (re.fullmatch): "$" would let a trailing newline through.
@@ -61,15 +62,6 @@ IDENTITY_KEYS = ("vendor_id", "device_id", "subsystem_vendor_id", "subsystem_dev
 def is_pci_address(name):
     """True for a PCI address in sysfs form (``0000:3b:00.0``, VMD ``10000:01:00.0``)."""
     return isinstance(name, str) and bool(PCI_ADDRESS_RE.fullmatch(name))
-
-
-def _to_int(text, base):
-    if not text:
-        return None
-    try:
-        return int(text.split()[0], base)
-    except ValueError:
-        return None
 
 
 def _hex4(value):
@@ -182,15 +174,15 @@ class PciTopology(object):
         dev = PciDevice(address, resolved, host, chain)
         base = resolved or link
         attrs = tree.read_attrs(base, self._ATTRS)
-        dev.vendor = _to_int(attrs["vendor"], 16)
-        dev.device = _to_int(attrs["device"], 16)
-        dev.class_code = _to_int(attrs["class"], 16)
-        numa = _to_int(attrs["numa_node"], 10)
+        dev.vendor = parse_int(attrs["vendor"], 16)
+        dev.device = parse_int(attrs["device"], 16)
+        dev.class_code = parse_int(attrs["class"], 16)
+        numa = parse_int(attrs["numa_node"], 10)
         dev.numa_node = numa if numa is not None and numa >= 0 else None
-        dev.sriov_totalvfs = _to_int(attrs["sriov_totalvfs"], 10)
-        dev.sriov_numvfs = _to_int(attrs["sriov_numvfs"], 10)
-        dev.subsystem_vendor = _to_int(attrs["subsystem_vendor"], 16)
-        dev.subsystem_device = _to_int(attrs["subsystem_device"], 16)
+        dev.sriov_totalvfs = parse_int(attrs["sriov_totalvfs"], 10)
+        dev.sriov_numvfs = parse_int(attrs["sriov_numvfs"], 10)
+        dev.subsystem_vendor = parse_int(attrs["subsystem_vendor"], 16)
+        dev.subsystem_device = parse_int(attrs["subsystem_device"], 16)
         dev.driver = tree.link_basename(os.path.join(base, "driver"))
         dev.physfn = tree.link_basename(os.path.join(base, "physfn"))
         virtfns = [tree.link_basename(os.path.join(base, entry)) for entry in tree.listdir(base)

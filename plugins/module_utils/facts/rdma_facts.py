@@ -48,11 +48,14 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.gid import (
 )
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.pci import is_pci_address
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (  # noqa: F401 (re-exported)
+    IWARP_NODE_TYPE,
     SCHEMA_VERSION,
     RdmaFactsError,
     natural_key,
 )
-from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import PathError, SysfsTree, check_path
+from ansible_collections.rdma.fabric.plugins.module_utils.common.numbers import parse_int
+from ansible_collections.rdma.fabric.plugins.module_utils.common.paths import PathError
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree, check_sysfs_root
 
 GATHER_SUBSETS = ("all", "min", "counters")
 DEFAULT_GATHER_SUBSET = ["min"]
@@ -125,19 +128,6 @@ def parse_rate_gbps(text):
     return float(m.group(1)) if m else None
 
 
-def to_int(text, base=10):
-    """int of sysfs text (first word), None when absent/empty/malformed."""
-    if text is None:
-        return None
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        return int(text.split()[0], base)
-    except ValueError:
-        return None
-
-
 def _text(value):
     """Stripped text or None for absent/empty."""
     if value is None:
@@ -148,19 +138,10 @@ def _text(value):
 
 def validate_options(sysfs_path, devices=None, gather_subset=None):
     """Raise :class:`RdmaFactsError` for bad input, before anything is read."""
-    if not isinstance(sysfs_path, str) or not sysfs_path:
-        raise RdmaFactsError("sysfs_path: must be a path to the host's sysfs root such as /sys (got %r)" % (sysfs_path,))
     try:
-        check_path("sysfs_path", sysfs_path, absolute=False)
+        check_sysfs_root(sysfs_path)
     except PathError as e:
         raise RdmaFactsError(str(e))
-    if not os.path.isdir(sysfs_path):
-        raise RdmaFactsError(
-            "sysfs_path: %r is not a directory; expected the host's sysfs root (e.g. /sys, or /host/sys in a container)" % sysfs_path)
-    if not any(os.path.isdir(os.path.join(sysfs_path, d)) for d in ("class", "devices", "module")):
-        raise RdmaFactsError(
-            "sysfs_path: %r does not look like a sysfs root (it has no class/, devices/ or module/ folder); "
-            "expected e.g. /sys, not /sys/class/infiniband" % sysfs_path)
     if devices is not None:
         if not isinstance(devices, (list, tuple)):
             raise RdmaFactsError("devices: must be a list of RDMA device name globs such as ['mlx5_*', 'rxe0'] (got %r)" % (devices,))
@@ -339,7 +320,7 @@ class RdmaFactsGatherer(object):
                 driver, soft = "rdma_rxe", True
             elif virtual:
                 soft = True
-                if node_type == "RNIC" or name.startswith("siw"):
+                if node_type == IWARP_NODE_TYPE or name.startswith("siw"):
                     driver = "siw"
                 elif name.startswith("rxe"):
                     driver = "rdma_rxe"
@@ -364,7 +345,7 @@ class RdmaFactsGatherer(object):
         if pci_dir is not None:
             self._pci_info(info, pci_dir, attrs)
 
-        iwarp = node_type == "RNIC"
+        iwarp = node_type == IWARP_NODE_TYPE
         # The netdev a soft device runs on: rxe names it in `parent`; siw has
         # no such file (and its GID names no netdev), but takes its node GUID
         # from the netdev's MAC.
@@ -420,15 +401,15 @@ class RdmaFactsGatherer(object):
             attrs = tree.read_attrs(pci_fn, _PCI_ATTRS)
         info["vendor_id"] = _text(attrs["vendor"])
         info["device_id"] = _text(attrs["device"])
-        numa = to_int(attrs["numa_node"])
+        numa = parse_int(attrs["numa_node"])
         info["numa_node"] = numa if numa is not None and numa >= 0 else None
         physfn = tree.link_basename(os.path.join(pci_fn, "physfn"))
         if physfn is not None:
             info["sriov"] = {"totalvfs": None, "numvfs": None, "is_vf": True, "physfn": physfn}
         elif attrs["sriov_totalvfs"] is not None:
             info["sriov"] = {
-                "totalvfs": to_int(attrs["sriov_totalvfs"]),
-                "numvfs": to_int(tree.read(os.path.join(pci_fn, "sriov_numvfs"))),
+                "totalvfs": parse_int(attrs["sriov_totalvfs"]),
+                "numvfs": parse_int(tree.read(os.path.join(pci_fn, "sriov_numvfs"))),
                 "is_vf": False,
                 "physfn": None,
             }
@@ -471,7 +452,7 @@ class RdmaFactsGatherer(object):
             prefix = "%s/ports/%d/" % (dev_name, number)
             mode, tos = tree.read_at(self._rdma_cm_fd, [prefix + a for a in _ROCE_ATTRS])
             if mode is not None or tos is not None:
-                roce = {"default_mode": _text(mode), "default_tos": to_int(tos)}
+                roce = {"default_mode": _text(mode), "default_tos": parse_int(tos)}
 
         port = {
             "number": number,
@@ -482,8 +463,8 @@ class RdmaFactsGatherer(object):
             "link_layer": link_layer,
             "rate": rate,
             "rate_gbps": parse_rate_gbps(rate),
-            "lid": to_int(lids["lid"], 0),
-            "sm_lid": to_int(lids["sm_lid"], 0),
+            "lid": parse_int(lids["lid"], 0),
+            "sm_lid": parse_int(lids["sm_lid"], 0),
             "netdev": netdev,
             "mtu": mtu,
             "gids": gids,
@@ -552,7 +533,7 @@ class RdmaFactsGatherer(object):
         if not names:
             return {}
         values = tree.read_attrs(path, names)
-        return dict((n, to_int(values[n])) for n in names)
+        return dict((n, parse_int(values[n])) for n in names)
 
     # -- netdevs -----------------------------------------------------------
     def _netdev(self, name, path=None):
@@ -561,7 +542,7 @@ class RdmaFactsGatherer(object):
         if info is None:
             path = path or self.tree.sys("class", "net", name)
             attrs = self.tree.read_attrs(path, _NETDEV_ATTRS)
-            info = {"mtu": to_int(attrs["mtu"]), "dev_port": to_int(attrs["dev_port"]), "path": path}
+            info = {"mtu": parse_int(attrs["mtu"]), "dev_port": parse_int(attrs["dev_port"]), "path": path}
             self._netdev_cache[name] = info
         return info
 
@@ -571,9 +552,9 @@ class RdmaFactsGatherer(object):
         if "ifindex" not in info:
             attrs = self.tree.read_attrs(info["path"], _NETDEV_EXTRA_ATTRS)
             info.update({
-                "ifindex": to_int(attrs["ifindex"]),
-                "iflink": to_int(attrs["iflink"]),
-                "dev_id": to_int(attrs["dev_id"], 0),
+                "ifindex": parse_int(attrs["ifindex"]),
+                "iflink": parse_int(attrs["iflink"]),
+                "dev_id": parse_int(attrs["dev_id"], 0),
                 "phys_port_name": _text(attrs["phys_port_name"]),
             })
         return info

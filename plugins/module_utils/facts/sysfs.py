@@ -25,6 +25,9 @@ __metaclass__ = type
 import errno
 import os
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common.numbers import parse_int
+from ansible_collections.rdma.fabric.plugins.module_utils.common.paths import PathError, check_path
+
 # Errors that mean "this attribute has no value here" on a live kernel: None, no warning.
 ABSENT_ERRNOS = frozenset(
     e for e in (
@@ -45,27 +48,23 @@ MAX_READ = 64 << 20
 MAX_WARNINGS = 50
 
 
-class PathError(ValueError):
-    """A path parameter that cannot name a file (the message names the parameter)."""
+SYSFS_ROOT_FOLDERS = ("class", "devices", "module")
 
 
-def check_path(param, value, absolute=True):
-    """``value`` as a path for parameter ``param``; :class:`PathError` for what no file name may hold.
-
-    A NUL byte makes every system call raise (ValueError in Python, a traceback
-    in a module); other control characters (a newline) are legal in Linux
-    file names but never in the paths this collection reads or manages, and
-    are where injected text would hide. Relative paths are refused with
-    ``absolute``.
-    """
+def check_sysfs_root(value, param="sysfs_path"):
+    """``value`` when it can be the host's sysfs root: a path (:func:`~..common.paths.check_path`, relative
+    allowed) of an existing folder with a ``class``, ``devices`` or ``module`` sub-folder; else
+    :class:`~..common.paths.PathError` naming ``param``. The one rule of every module's ``sysfs_path``
+    (doc fragment ``rdma.fabric.sysfs``), checked before anything is read."""
     if not isinstance(value, str) or not value:
-        raise PathError("%s: must be a non-empty path, got %r" % (param, value))
-    if "\0" in value:
-        raise PathError("%s: %r contains a NUL byte; allowed: a path without NUL or other control characters" % (param, value))
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise PathError("%s: %r contains a control character (newline, tab, ...); allowed: a path without them" % (param, value))
-    if absolute and not os.path.isabs(value):
-        raise PathError("%s: %r is relative; allowed: an absolute path" % (param, value))
+        raise PathError("%s: must be a path to the host's sysfs root such as /sys (got %r)" % (param, value))
+    check_path(param, value, absolute=False)
+    if not os.path.isdir(value):
+        raise PathError("%s: %r is not a directory; expected the host's sysfs root (e.g. /sys, or /host/sys in a "
+                        "container)" % (param, value))
+    if not any(os.path.isdir(os.path.join(value, d)) for d in SYSFS_ROOT_FOLDERS):
+        raise PathError("%s: %r does not look like a sysfs root (it has no class/, devices/ or module/ folder); "
+                        "expected e.g. /sys, not /sys/class/infiniband" % (param, value))
     return value
 
 
@@ -167,13 +166,7 @@ class SysfsTree(object):
 
     def read_int(self, path, base=0):
         """Integer content of ``path`` (``base=0`` accepts 0x..), else None."""
-        text = self.read(path)
-        if text is None or text == "":
-            return None
-        try:
-            return int(text.split()[0], base)
-        except ValueError:
-            return None
+        return parse_int(self.read(path), base)
 
     def open_dir(self, path):
         """Descriptor of the directory ``path`` for :meth:`read_at` (close it with :meth:`close_dir`), None when absent/unreadable."""

@@ -24,13 +24,14 @@ import argparse
 import json
 import sys
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.pci import IDENTITY_KEYS, SHARED_SWITCH, PciTopology
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree, describe_error
 from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect.acs import ACS_CTRL_REG, ACS_P2P_REDIRECT, acs_state, set_acs_control
 
 
 # What the role writes for the boot unit (acs_boot_config) and cli_main reads.
-ACS_BOOT_CONFIG = "/etc/rdma-fabric/gpudirect-acs.json"
+ACS_BOOT_CONFIG = paths.GPUDIRECT_ACS_BOOT_CONFIG
 ACS_BOOT_SCHEMA = 1
 
 

@@ -11,15 +11,17 @@ __metaclass__ = type
 import json
 import os
 
-from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import PathError, SysfsTree, check_path
+from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
+from ansible_collections.rdma.fabric.plugins.module_utils.common.paths import PathError, check_path
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree, check_sysfs_root
 from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect.acs import ACS_CTRL_REG, ACS_KERNEL_REDIRECT, ACS_P2P_REDIRECT
 from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect.probes import PEERMEM_MODULES
 
 
-MODULES_LOAD_FILE = "/etc/modules-load.d/rdma-fabric-gpudirect.conf"
+MODULES_LOAD_FILE = paths.GPUDIRECT_MODULES_LOAD
 MODULES_LOAD_HEADER = "# Managed by rdma.fabric.gpudirect: GPUDirect RDMA peer-memory module\n"
 # The ACS control words kept before the first clear (the role passes it as acs_saved).
-ACS_SAVED_FILE = "/var/lib/rdma-fabric/gpudirect-acs-before.json"
+ACS_SAVED_FILE = paths.GPUDIRECT_ACS_SAVED
 ACS_SAVED_SCHEMA = 1
 
 
@@ -250,10 +252,14 @@ def resolve_roots(host_root="/", sysfs_path=None, procfs_path=None):
         "sysfs": sysfs_path if sysfs_path is not None else rooted(host_root, "/sys"),
         "procfs": procfs_path if procfs_path is not None else rooted(host_root, "/proc"),
     }
-    for name in ("host_root", "sysfs", "procfs"):
-        if not os.path.isdir(roots[name]):
-            option = {"sysfs": "sysfs_path", "procfs": "procfs_path"}.get(name, name)
-            raise PlanError("%s: %s is not a directory" % (option, roots[name]))
+    for name, option in (("host_root", "host_root"), ("sysfs", "sysfs_path"), ("procfs", "procfs_path")):
+        try:
+            if name == "sysfs":
+                check_sysfs_root(roots[name], option)
+            elif not os.path.isdir(roots[name]):
+                raise PathError("%s: %s is not a directory" % (option, roots[name]))
+        except PathError as exc:
+            raise PlanError(str(exc))
     roots["host_reads"] = (os.path.realpath(roots["sysfs"]) == os.path.realpath(rooted(host_root, "/sys"))
                            and os.path.realpath(roots["procfs"]) == os.path.realpath(rooted(host_root, "/proc")))
     return roots

@@ -30,7 +30,7 @@ import glob
 import os
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import SCHEMA_VERSION, natural_key, pci_nics
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import natural_key, pci_nics
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.pci import RELATION_RANK, SHARED_SWITCH, PciTopology
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.rdma_facts import RdmaFactsGatherer
 from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect.acs import acs_state
@@ -38,6 +38,8 @@ from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect.acs_boot imp
 from ansible_collections.rdma.fabric.plugins.module_utils.gpudirect.readiness import IOMMU_TRANSLATING, readiness
 
 
+# The version of ansible_facts.gpudirect, its own: the RDMA facts' is rdma_schema.SCHEMA_VERSION.
+GPUDIRECT_SCHEMA_VERSION = 1
 NVIDIA_VENDOR = 0x10DE
 PCI_BASE_CLASS_DISPLAY = 0x03
 PCI_BASE_CLASS_NETWORK = 0x02
@@ -313,7 +315,7 @@ def gather(tree, acs_mode, root=None, topo=None):
 
     addresses = [g["pci_address"] for g in gpus] + [n["pci_address"] for n in nics]
     facts = {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": GPUDIRECT_SCHEMA_VERSION,
         "gpus": gpus,
         "nics": nics,
         "driver": driver,

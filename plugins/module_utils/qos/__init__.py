@@ -13,7 +13,7 @@ Layout:
 
 * :mod:`.backend`   - the one backend interface (probe, read, target, plan),
                       the selector, the slot for per-driver DSCP remap rules.
-* :mod:`.common`    - command runner, steps and the shared step helpers.
+* :mod:`.commands`  - the command runner and the step helpers (the steps are ``change.engine``'s).
 * :mod:`.dcb`       - iproute2 ``dcb`` backend (upstream DCB netlink).
 * :mod:`.mlnx_qos`  - NVIDIA ``mlnx_qos`` backend.
 * :mod:`.sysfs_ecn` - NVIDIA-driver ECN/CNP files under ``/sys/class/net/<if>/ecn``.

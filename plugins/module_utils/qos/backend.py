@@ -39,7 +39,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step
+from ansible_collections.rdma.fabric.plugins.module_utils.change.engine import Step
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import CommandError, QosError, app_table_diff, check_backend
 
 

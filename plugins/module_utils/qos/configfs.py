@@ -23,7 +23,7 @@ import contextlib
 import os
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import QosBackend
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import write_attr, write_step
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import write_attr, write_step
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import CONFIGFS_KEYS, ROCE_MODE_FORMS, CommandError, QosError
 
 ROCE_MODE_TEXT = {"v1": "IB/RoCE v1", "v2": "RoCE v2"}

@@ -41,7 +41,8 @@ __metaclass__ = type
 import json
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import Probe, QosBackend, app_table_steps
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import quote_argv, setter_step
+from ansible_collections.rdma.fabric.plugins.module_utils.change.engine import setter_step
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import quote_argv
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
     DCB_KEYS,
     TCS,
@@ -55,6 +56,8 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model impor
 # dcb exits non-zero on these, but they are failures in any case.
 ERROR_PATTERNS = ("Error when attempting to set attribute", "Attribute write:", "Attribute read:")
 NOT_SUPPORTED = "operation not supported"
+# The netdev is not in the network namespace dcb talks to (ENODEV), although sysfs lists it.
+NO_DEVICE = "no such device"
 
 
 class DcbParseError(QosError):
@@ -161,6 +164,11 @@ class DcbBackend(QosBackend):
         if rc != 0:
             if NOT_SUPPORTED in (err + out).lower():
                 return None, (err or out).strip()
+            if NO_DEVICE in (err + out).lower():
+                raise UnsupportedError(
+                    DCB_KEYS, "%s is not a network interface of this host: `dcb %s show` says %r, although %s "
+                    "lists it (sysfs_path of another host, or a container without the host's network namespace?)"
+                    % (self.netdev, obj, (err or out).strip(), self.tree.sys("class", "net", self.netdev)))
             raise CommandError(quote_argv(argv), rc, out, err)
         return out, None
 

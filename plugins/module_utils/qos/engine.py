@@ -30,17 +30,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
 import json
 import os
 import re
-import signal
-import threading
 
+from ansible_collections.rdma.fabric.plugins.module_utils.change.engine import Changes, StopSignals
 from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import BackendGroup, PortContext
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import select_backend as _select
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import CommandRunner
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.configfs import RdmaCmConfigfs
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.dcb import DcbBackend
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.mlnx_qos import MlnxQosBackend
@@ -48,7 +46,8 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model impor
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.netdev import MtuLink, PauseLink
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import PortRef, resolve_ports
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.sysfs_ecn import SysfsEcn
-from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
+from ansible_collections.rdma.fabric.plugins.module_utils.common.paths import PathError
+from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree, check_sysfs_root
 
 # The option groups and their backends, in the order their steps run.
 GROUPS = (
@@ -59,7 +58,6 @@ GROUPS = (
     BackendGroup("MTU tool", ("mtu",), (MtuLink,)),
     BackendGroup("pause tool", ("pause",), (PauseLink,)),
 )
-STOP_SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
 
 
 class ApplyError(QosError):
@@ -91,42 +89,6 @@ def select_backend(runner, tree, netdev, choice="auto"):
     """The DCB backend of ``netdev`` for ``choice`` and why (see :func:`.backend.select_backend`)."""
     ctx = PortContext(runner, tree, PortRef(netdev, None, None))
     return _select(ctx, GROUPS[0], choice)
-
-
-class StopSignals(object):
-    """Turns SIGTERM/SIGHUP/SIGINT into a request the run honours between steps.
-
-    Stopping inside a step could leave a command half-run; the step under way
-    finishes, then the run rolls back. Outside the main thread signals cannot
-    be caught and keep their default action.
-    """
-
-    def __init__(self):
-        self.received = None
-
-    def _handler(self, signum, frame):
-        if self.received is None:
-            self.received = signum
-
-    @contextlib.contextmanager
-    def watch(self):
-        """Catch the signals for the ``with`` block (the handlers before it come back after it)."""
-        if threading.current_thread() is not threading.main_thread():
-            yield self
-            return
-        saved = {}
-        for name in STOP_SIGNALS:
-            num = getattr(signal, name)
-            saved[num] = signal.signal(num, self._handler)
-        try:
-            yield self
-        finally:
-            for num, old in saved.items():
-                signal.signal(num, old)
-
-    @property
-    def name(self):
-        return signal.Signals(self.received).name if self.received else None
 
 
 class PortRun(object):
@@ -267,20 +229,7 @@ class QosRun(object):
         result["drift"] = dict((k, {"desired": after[k], "actual": before.get(k)})
                                for k in after if before.get(k) != after[k])
 
-    # -- phase 4: apply, read back, roll back ------------------------------
-    @staticmethod
-    def _rollback(done):
-        rolled, failed = [], []
-        for _run, step in reversed(done):
-            if step.undo is None:       # restored by an earlier step's undo (a DSCP table restored whole)
-                continue
-            try:
-                step.undo()
-                rolled.append(step.undo_description)
-            except QosError as e:
-                failed.append("%s: %s" % (step.undo_description, e))
-        return rolled, failed
-
+    # -- phase 4: apply, read back, roll back (the change engine) ------------
     @staticmethod
     def _rollback_text(rolled, failed):
         text = ""
@@ -292,15 +241,17 @@ class QosRun(object):
             text += " COULD NOT roll back (left as they are now): %s." % "; ".join(failed)
         return text
 
-    def _fail(self, done, run, message, failed_step, executed):
-        rolled, failed = self._rollback(done)
+    def _fail(self, changes, run, message, failed_step, executed):
+        restored, left, _signals = changes.rollback()
+        rolled = [step.undo_description for step in restored]
+        failed = ["%s: %s" % (step.undo_description, e) for step, e in left]
         raise ApplyError(message + self._rollback_text(rolled, failed), failed_step=failed_step,
                          rolled_back=rolled, rollback_failed=failed, executed=executed, netdev=run.netdev)
 
-    def _stop_requested(self, done, run, where):
+    def _stop_requested(self, changes, run, where):
         if self.stop.received:
-            self._fail(done, run, "%s: stopped by %s %s." % (run.netdev, self.stop.name, where), self.stop.name,
-                       [s.description for _r, s in done])
+            self._fail(changes, run, "%s: stopped by %s %s." % (run.netdev, self.stop.name, where), self.stop.name,
+                       [s.description for s in changes.done])
 
     def _read_back(self, run):
         """None when the port reads back as planned, else what differs."""
@@ -317,28 +268,26 @@ class QosRun(object):
         return None, view
 
     def _apply(self, runs):
-        done = []
+        changes = Changes(self.stop, errors=(QosError,))
         with self.stop.watch():
             if runs:
-                self._stop_requested(done, runs[0], "before any change")
+                self._stop_requested(changes, runs[0], "before any change")
             for run in runs:
                 for i, step in enumerate(run.steps):
+                    executed = [s.description for s in changes.done] + [step.description]
                     try:
-                        step.do()
+                        changes.do(step)    # a step whose undo restores from what it reads stays undoable on failure
                     except QosError as e:
-                        if step.undo_after_failure:     # its undo restores from what it reads: a part-way failure too
-                            done.append((run, step))
-                        self._fail(done, run, "%s: step %d of %d (%s) failed: %s." % (
-                            run.netdev, i + 1, len(run.steps), step.key, e), step.description,
-                            [s.description for _r, s in done] + [step.description])
-                    done.append((run, step))
-                    self._stop_requested(done, run, "after step %d of %d (%s)" % (i + 1, len(run.steps), step.key))
+                        self._fail(changes, run, "%s: step %d of %d (%s) failed: %s." % (
+                            run.netdev, i + 1, len(run.steps), step.key, e), step.description, executed)
+                    self._stop_requested(changes, run, "after step %d of %d (%s)" % (i + 1, len(run.steps), step.key))
                 if not run.steps:
                     continue
                 problem, view = self._read_back(run)
                 if problem:
-                    self._fail(done, run, "%s: %s." % (run.netdev, problem), "read-back", [s.description for _r, s in done])
-                self._stop_requested(done, run, "after reading %s back" % run.netdev)
+                    self._fail(changes, run, "%s: %s." % (run.netdev, problem), "read-back",
+                               [s.description for s in changes.done])
+                self._stop_requested(changes, run, "after reading %s back" % run.netdev)
                 run.result["after"] = view
                 self._set_changes(run.result, run.result["before"], view)
 
@@ -379,10 +328,10 @@ class QosRun(object):
 
 def sysfs_tree(sysfs_path):
     """The sysfs root the ports are read from (validated)."""
-    sysfs_path = sysfs_path or "/sys"
-    if not os.path.isdir(os.path.join(sysfs_path, "class", "net")):
-        raise ValidationError("sysfs_path", "%r does not look like a sysfs root (no class/net below it)" % sysfs_path)
-    return SysfsTree(sysfs_path)
+    try:
+        return SysfsTree(check_sysfs_root(sysfs_path or "/sys"))
+    except PathError as e:
+        raise ValidationError("sysfs_path", str(e).split(": ", 1)[1])
 
 
 def plan_call(params):

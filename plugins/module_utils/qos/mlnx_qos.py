@@ -57,7 +57,8 @@ from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import (
     app_table_steps,
     attach_table_restore,
 )
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import Step, quote_argv, setter_step
+from ansible_collections.rdma.fabric.plugins.module_utils.change.engine import Step, setter_step
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import quote_argv
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
     DCB_KEYS,
     TCS,

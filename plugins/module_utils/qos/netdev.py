@@ -28,7 +28,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import QosBackend
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import command_step, quote_argv
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import command_step, quote_argv
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
     CommandError,
     QosError,

@@ -37,10 +37,12 @@ import argparse
 import os
 import sys
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
 from ansible_collections.rdma.fabric.plugins.module_utils.runtime.host_cli import PROG, HostProcess, say
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import lock
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import QosRun, StopSignals
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import CommandRunner
+from ansible_collections.rdma.fabric.plugins.module_utils.change.engine import StopSignals
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import QosRun
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import (
     QosError,
     ValidationError,
@@ -51,7 +53,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model impor
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import check_netdevs_exist, read_facts, resolve
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 
-DEFAULT_DIR = "/etc/rdma-fabric/lossless"
+DEFAULT_DIR = paths.LOSSLESS_SAVED_DIR
 LOCK_TIMEOUT = 120
 
 
@@ -141,7 +143,8 @@ def cli_main(argv):
     stop = StopSignals()
     tree = SysfsTree(opts.sysfs)
     try:
-        with stop.watch(), lock.held("%s qos-apply" % PROG, opts.lock_timeout, path=opts.lock, required=not opts.check):
+        with stop.watch(), lock.held("%s qos-apply" % PROG, opts.lock_timeout, path=opts.lock, required=not opts.check,
+                                     warn=lambda text: say("warning: " + text)):
             present = []
             for req in requests:
                 try:

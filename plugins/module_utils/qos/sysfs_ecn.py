@@ -19,7 +19,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import QosBackend
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import write_step
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import write_step
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import ECN_KEYS, PRIORITIES, UnsupportedError
 
 CNP_FILES = {"dscp": "cnp_dscp", "priority": "cnp_802p_prio"}

@@ -17,9 +17,10 @@ Subcommands are listed in :data:`SUBCOMMANDS`: name -> the module_utils module
 exit status. Modules are imported only when their subcommand runs, so a
 subcommand's imports cost nothing to the others. Adding one is one line here.
 
-Standard library only, Python 3.7 or later (what ansible-core 2.17 runs
-modules with; tests/unit/plugins/module_utils/runtime/test_host_cli.py checks that
-every module_utils file parses as 3.7 and imports without ``ansible``).
+Standard library only, Python 3.8 or later (the collection's managed-host
+minimum, tests/config.yml; tests/unit/plugins/module_utils/runtime/test_host_cli.py
+checks that every module_utils file parses as 3.8 and imports without
+``ansible``).
 """
 
 from __future__ import absolute_import, division, print_function

@@ -44,7 +44,6 @@ __metaclass__ = type
 
 import argparse
 import errno
-import fcntl
 import fnmatch
 import json
 import math
@@ -53,23 +52,30 @@ import re
 import signal
 import socket
 import sys
-import tempfile
 import time
 
+from ansible_collections.rdma.fabric.plugins.module_utils.change.files import write_atomic
+from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
 from ansible_collections.rdma.fabric.plugins.module_utils.runtime import netlink_stats
-from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import natural_key, port_kind, ports
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
+    DEVICE_GLOB_RE,
+    DEVICE_GLOB_RULE,
+    natural_key,
+    port_kind,
+    ports,
+)
 
-CONFIG_PATH = "/etc/rdma-fabric/metrics.json"
+CONFIG_PATH = paths.METRICS_CONFIG
 GPUDIRECT_MODES = ("auto", "required", "ignore")
 # Every configuration key, its default and what it must be (a type, or a check).
 DEFAULTS = {
     # node_exporter's textfile collector folder (Debian's default) and the file in it
     "textfile": "/var/lib/prometheus/node-exporter/rdma_fabric.prom",
     # the lossless_ethernet role's saved per-port settings, and the lock its re-apply holds
-    "saved_dir": "/etc/rdma-fabric/lossless",
-    "apply_lock": "/run/rdma-fabric/qos.lock",
+    "saved_dir": paths.LOSSLESS_SAVED_DIR,
+    "apply_lock": paths.QOS_LOCK,
     # where --record-apply keeps the time of the last successful apply
-    "state_dir": "/var/lib/rdma-fabric",
+    "state_dir": paths.STATE_DIR,
     "sysfs": "/sys",
     "procfs": "/proc",
     # ports that must be ACTIVE, with an optional minimum rate: [{"match": "mlx5_0/1" | "mlx5_*", "rate_gbps": 200}]
@@ -80,8 +86,10 @@ DEFAULTS = {
     "collection_version": None,
 }
 APPLY_STAMP = "lossless-last-apply"
-TEXTFILE_NAME_RE = re.compile(r"[A-Za-z0-9_.-]+\.prom\Z")
-PORT_MATCH_RE = re.compile(r"[^/\s]+(/[0-9]+)?\Z")
+TEXTFILE_NAME_RE = re.compile(r"[A-Za-z0-9_.-]+\.prom")
+PORT_NUMBER_RE = re.compile(r"[1-9][0-9]{0,2}")
+# The highest rate an expected port may ask for, in Gb/s (a sanity bound: no RDMA link runs faster).
+MAX_RATE_GBPS = 100000
 
 # Named counters: (metric, help, multiplier, sources in order of preference).
 # A source is "counters/<file>" (the IB PMA counters every RDMA driver keeps)
@@ -166,7 +174,7 @@ def check_config(raw):
     cfg.update(raw)
     for key in ("textfile", "saved_dir", "apply_lock", "state_dir", "sysfs", "procfs"):
         _check_path(key, cfg[key])
-    if not TEXTFILE_NAME_RE.match(os.path.basename(cfg["textfile"])):
+    if not TEXTFILE_NAME_RE.fullmatch(os.path.basename(cfg["textfile"])):
         raise ConfigError("textfile: %r must name a file ending in .prom (node_exporter reads only those), "
                           "of letters, digits, '_', '.', '-'" % cfg["textfile"])
     if cfg["gpudirect"] not in GPUDIRECT_MODES:
@@ -180,16 +188,20 @@ def check_config(raw):
     if not isinstance(expected, list):
         raise ConfigError("expected_ports: expected a list of {match, rate_gbps}, got %r" % (expected,))
     checked = []
-    for entry in expected:
+    for i, entry in enumerate(expected):
+        where = "expected_ports[%d]" % i
         if not isinstance(entry, dict) or set(entry) - set(("match", "rate_gbps")) or "match" not in entry:
-            raise ConfigError("expected_ports: each entry must be {match: DEVICE[/PORT] glob, rate_gbps: number or null}, "
-                              "got %r" % (entry,))
+            raise ConfigError("%s: each entry must be {match: DEVICE[/PORT] glob, rate_gbps: number or null}, "
+                              "got %r" % (where, entry))
         match, rate = entry["match"], entry.get("rate_gbps")
-        if not isinstance(match, str) or not PORT_MATCH_RE.match(match):
-            raise ConfigError("expected_ports: match %r must be an RDMA device name glob, optionally with /PORT "
-                              "(e.g. mlx5_0/1, mlx5_*)" % (match,))
-        if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate <= 0):
-            raise ConfigError("expected_ports: rate_gbps of %s must be a positive number of Gb/s or null, got %r" % (match, rate))
+        device, slash, port = match.partition("/") if isinstance(match, str) else ("", "", "")
+        if not DEVICE_GLOB_RE.fullmatch(device) or (slash and not PORT_NUMBER_RE.fullmatch(port)):
+            raise ConfigError("%s.match: %r is not allowed; allowed: %s, optionally with /PORT (e.g. mlx5_0/1, mlx5_*)"
+                              % (where, match, DEVICE_GLOB_RULE))
+        if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate)
+                                 or not 0 < rate <= MAX_RATE_GBPS):
+            raise ConfigError("%s.rate_gbps: %r is not allowed; allowed: null, or the lowest rate in Gb/s (a number "
+                              "above 0, at most %d)" % (where, rate, MAX_RATE_GBPS))
         checked.append({"match": match, "rate_gbps": None if rate is None else float(rate)})
     cfg["expected_ports"] = checked
     return cfg
@@ -210,6 +222,14 @@ def load_config(path):
     return check_config(raw)
 
 
+def exact_port(entry):
+    """``(device, port)`` of an ``expected_ports`` entry that names one port exactly (no glob), else None."""
+    device, slash, port = entry["match"].partition("/")
+    if not slash or any(c in device for c in "*?[]!"):
+        return None
+    return device, int(port)
+
+
 def expectation(cfg, device, port):
     """``(expected, rate_gbps)`` for one port: the first ``expected_ports`` entry that matches it."""
     for entry in cfg["expected_ports"]:
@@ -228,6 +248,7 @@ class Snapshot(object):
 
     def __init__(self):
         self.ports = []          # dicts, see _read_ports
+        self.expected_found = []  # (expected_ports entry, ports it matched) after the ports were read
         self.pfc = {}            # (device, port) -> {"netdev", "enabled", "requests", "indications", "ethtool"}
         self.drift = []          # dicts, see _read_drift
         self.drift_skipped = None  # why the drift check did not run this time
@@ -281,6 +302,9 @@ def _read_ports(snap, cfg):
         unreadable = sorted(k for k, v in raw.items() if v is None and k.split("/", 1)[1] not in HW_COUNTER_SETTINGS)
         if unreadable:
             snap.error("ports", "%s/%s: unreadable counters: %s" % (dev["name"], port["number"], ", ".join(unreadable)))
+        if port.get("state_id") is None:  # a port folder that vanished mid-read, or a state the kernel would not give
+            snap.error("ports", "%s/%s: the port state could not be read (the port may have disappeared)"
+                       % (dev["name"], port["number"]))
         snap.ports.append({
             "device": dev["name"], "port": port["number"], "netdev": port.get("netdev") or dev.get("parent_netdev"),
             "link_layer": port.get("link_layer"), "kind": port_kind(dev, port), "driver": dev.get("driver"),
@@ -289,6 +313,9 @@ def _read_ports(snap, cfg):
             "rate_gbps": port.get("rate_gbps"), "mtu": port.get("mtu"), "counters": counters,
             "expected": expected, "expected_rate_gbps": rate,
         })
+    snap.expected_found = [
+        (entry, sum(1 for p in snap.ports if expectation({"expected_ports": [entry]}, p["device"], p["port"])[0]))
+        for entry in cfg["expected_ports"]]
 
 
 def pfc_from_ethtool(stats):
@@ -329,24 +356,6 @@ def _read_pfc(snap, cfg):
         snap.pfc[key] = {"netdev": p["netdev"], "dcb": dcb, "ethtool": ethtool, "storm": storm}
 
 
-def _apply_lock(path, wait):
-    """A shared lock on the re-apply's lock file: held (fd), None when there is none, False when busy."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except (IOError, OSError):
-        return None  # no re-apply ever ran
-    deadline = time.time() + wait
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            return fd
-        except (IOError, OSError) as e:
-            if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES) or time.time() >= deadline:
-                os.close(fd)
-                return False
-        time.sleep(0.2)
-
-
 def saved_ports(saved_dir):
     """``[(netdev, request or None, error or None)]`` of the saved lossless settings, by name.
 
@@ -378,7 +387,7 @@ def check_drift(netdev, request, sysfs, facts=None):
     facts this run read (else they are read here to find the port).
     """
     from ansible_collections.rdma.fabric.plugins.module_utils.runtime.host_cli import HostProcess
-    from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import CommandRunner
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import QosRun
     from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError
     from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import check_netdevs_exist, read_facts, resolve
@@ -402,7 +411,9 @@ def _read_drift(snap, cfg, lock_wait=0.0):
     saved = saved_ports(cfg["saved_dir"])
     if not saved:
         return
-    lock = _apply_lock(cfg["apply_lock"], lock_wait)
+    from ansible_collections.rdma.fabric.plugins.module_utils.qos import lock as qos_lock
+
+    lock = qos_lock.shared(cfg["apply_lock"], lock_wait)
     if lock is False:
         snap.drift_skipped = "a lossless re-apply is running (%s is locked)" % cfg["apply_lock"]
         return
@@ -478,6 +489,8 @@ def _fmt(value):
         return str(value)
     if math.isnan(value):
         return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
     text = repr(float(value))
     return text[:-2] if text.endswith(".0") and "e" not in text else text
 
@@ -510,6 +523,10 @@ class _Writer(object):
 
 
 P = "rdma_fabric_"
+HELP_PORT_UP = ("1 when the port state is ACTIVE; 0 also for an expected port that is gone (its device or port folder "
+                "disappeared) or whose state cannot be read")
+HELP_EXPECTED_UP = "1 when the configuration expects this port ACTIVE (expected_ports)"
+HELP_EXPECTED_RATE = "The lowest rate the configuration accepts for the port"
 
 
 def render(snap):
@@ -525,19 +542,28 @@ def render(snap):
                      ("soft", "true" if p["soft"] else "false")), 1)
         w.add(P + "port_state", "gauge", "Port state number from ports/N/state (1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER)",
               lab, p["state_id"])
-        w.add(P + "port_up", "gauge", "1 when the port state is ACTIVE", lab,
-              None if p["state_id"] is None else p["state_id"] == 4)
+        w.add(P + "port_up", "gauge", HELP_PORT_UP, lab,
+              (None if not p["expected"] else 0) if p["state_id"] is None else p["state_id"] == 4)
         w.add(P + "port_physical_state", "gauge",
               "Physical state number from ports/N/phys_state (2 Polling, 3 Disabled, 5 LinkUp, 6 LinkErrorRecovery, ...)",
               lab, p["phys_state_id"])
         w.add(P + "port_rate_bytes_per_second", "gauge", "Port signalling rate from ports/N/rate (Gb/s x 125000000)",
               lab, None if p["rate_gbps"] is None else p["rate_gbps"] * 1.25e8)
         w.add(P + "port_mtu_bytes", "gauge", "MTU of the port's netdev (class/net/IF/mtu)", lab, p["mtu"])
-        w.add(P + "port_expected_up", "gauge", "1 when the configuration expects this port ACTIVE (expected_ports)",
-              lab, p["expected"])
+        w.add(P + "port_expected_up", "gauge", HELP_EXPECTED_UP, lab, p["expected"])
         if p["expected"] and p["expected_rate_gbps"] is not None:
-            w.add(P + "port_expected_rate_bytes_per_second", "gauge", "The lowest rate the configuration accepts for the port",
-                  lab, p["expected_rate_gbps"] * 1.25e8)
+            w.add(P + "port_expected_rate_bytes_per_second", "gauge", HELP_EXPECTED_RATE, lab, p["expected_rate_gbps"] * 1.25e8)
+    for entry, found in snap.expected_found:
+        exact = exact_port(entry)
+        if exact is not None and not found:  # an expected port that is gone: its series say so (RdmaPortDown)
+            lab = (("device", exact[0]), ("port", str(exact[1])))
+            w.add(P + "port_up", "gauge", HELP_PORT_UP, lab, 0)
+            w.add(P + "port_expected_up", "gauge", HELP_EXPECTED_UP, lab, 1)
+            if entry["rate_gbps"] is not None:
+                w.add(P + "port_expected_rate_bytes_per_second", "gauge", HELP_EXPECTED_RATE, lab, entry["rate_gbps"] * 1.25e8)
+        elif exact is None:
+            w.add(P + "expected_ports_found", "gauge", "Ports that an expected_ports entry that is a glob or a device "
+                  "without a port matches (0: none is there)", (("match", entry["match"]),), found)
     for metric, help_text, dummy, sources in PORT_COUNTERS:
         for p in sorted(snap.ports, key=lambda x: (natural_key(x["device"]), x["port"])):
             if metric in p["counters"]:
@@ -601,24 +627,6 @@ def render(snap):
     w.add(P + "collector_last_run_timestamp_seconds", "gauge", "When the last run finished (Unix time)", (),
           round(snap.finished, 3) if snap.finished else None)
     return w.text()
-
-
-def write_atomic(path, text, mode=0o644):
-    """Write ``text`` to ``path`` through a temporary file in the same folder renamed over it."""
-    folder = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fchmod(f.fileno(), mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 # ---------------------------------------------------------------------------

@@ -24,10 +24,12 @@ import os
 import re
 import time
 
+from ansible_collections.rdma.fabric.plugins.module_utils.common.numbers import parse_int
 from ansible_collections.rdma.fabric.plugins.module_utils.common.sriov import SriovError, vf_argv
 
 # An mlxconfig device: a PCI address or an mst device path.
-FW_DEVICE_RE = re.compile(r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|/dev/mst/[A-Za-z0-9_.]+")
+# An mst device name does not start with '.': "/dev/mst/.." would be /dev itself.
+FW_DEVICE_RE = re.compile(r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|/dev/mst/[A-Za-z0-9_][A-Za-z0-9_.]{0,63}")
 FW_KEYS = ("SRIOV_EN", "NUM_OF_VFS")
 _FW_LINE_RE = re.compile(r"\s*\*?\s*(SRIOV_EN|NUM_OF_VFS)\s+(.*?)\s*")
 _FW_VALUE_RE = re.compile(r"(?:True|False)?\(?(\d+)\)?")
@@ -63,7 +65,7 @@ def read_pf(sysfs, netdev):
     for key in ("totalvfs", "numvfs", "drivers_autoprobe"):
         text = _read(os.path.join(dev, "sriov_" + key))
         key = "autoprobe" if key == "drivers_autoprobe" else key
-        pf[key] = int(text) if text is not None and text.isdigit() else None
+        pf[key] = parse_int(text)
     try:
         entries = os.listdir(dev)
     except OSError:
@@ -164,10 +166,14 @@ def pf_commands(sysfs, want, have, steps, changes, ip):
     return commands
 
 
+LINK_TIMEOUT_MAX = 3600  # an hour: the boot unit waits this long for the link; longer would hold the boot
+
+
 def check_link_timeout(value, param="pf_link_timeout"):
     """``value`` as whole seconds to wait for a PF's link before its VFs are probed (0: do not wait)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SriovError("Invalid %s: %r; allowed: a whole number of seconds, 0 (do not wait) or more" % (param, value))
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LINK_TIMEOUT_MAX:
+        raise SriovError("Invalid %s: %r; allowed: a whole number of seconds from 0 (do not wait) to %d"
+                         % (param, value, LINK_TIMEOUT_MAX))
     return value
 
 
@@ -179,10 +185,8 @@ def read_link(sysfs, netdev):
     """
     base = os.path.join(sysfs, "class", "net", netdev)
     flags, carrier = _read(os.path.join(base, "flags")), _read(os.path.join(base, "carrier"))
-    try:
-        admin_up = bool(int(flags, 16) & IFF_UP) if flags else None
-    except ValueError:
-        admin_up = None
+    flags = parse_int(flags, 16)
+    admin_up = None if flags is None else bool(flags & IFF_UP)
     return {"admin_up": admin_up, "carrier": {"1": True, "0": False}.get(carrier),
             "operstate": _read(os.path.join(base, "operstate"))}
 
@@ -217,10 +221,40 @@ def wait_for_link(sysfs, netdev, timeout, clock=None, sleep=None, interval=LINK_
         sleep(min(interval, timeout - waited))
 
 
-def release_commands(commands):
-    """What must still run after ``commands`` stopped early: the ``sriov_drivers_autoprobe`` 1 writes and the probes."""
-    return [c for c in commands if c[0] == "probe" or (c[0] == "write" and c[1].endswith("/sriov_drivers_autoprobe")
-                                                       and c[2] == "1")]
+def undo_commands(want, have, settings, commands, ip):
+    """The undo of each of a PF's ``commands`` (:func:`pf_commands`), in the same order (None: nothing of its own
+    to undo), from the PF read before (``have``, :func:`read_pf`; ``settings``, :func:`vf_settings`).
+
+    A count write is undone by writing the count before it (the plan goes through 0, so the undos do too), an
+    ``sriov_drivers_autoprobe`` write by the value before it, a VF setting by the VF's values before it; the
+    settings of VFs the run creates are undone by the count's undo (it removes them), a probe binds drivers
+    only (the count's undo removes the VFs it bound). A rollback that brings back VFs the run had removed
+    gives them the driver's defaults, as any count change does.
+    """
+    count, autoprobe = have["numvfs"], have.get("autoprobe")
+    recreated = any(c[0] == "write" and c[1].endswith("/sriov_numvfs") for c in commands)
+    undos = []
+    for command in commands:
+        if command[0] == "write" and command[1].endswith("/sriov_numvfs"):
+            undos.append(None if count is None else ["write", command[1], str(count)])
+            count = int(command[2])
+        elif command[0] == "write" and command[1].endswith("/sriov_drivers_autoprobe"):
+            undos.append(None if autoprobe is None else ["write", command[1], str(autoprobe)])
+            autoprobe = int(command[2])
+        elif command[0] == ip and command[4:5] == ["vf"] and not recreated:
+            old = settings.get(int(command[5]), {})
+            keys = [k for k in ("mac", "trust", "spoofchk", "link_state") if k in _vf_argv_keys(command)]
+            restore = dict((k, old.get(k)) for k in keys if old.get(k) is not None)
+            undos.append(vf_argv(ip, want["netdev"], int(command[5]), restore) if restore else None)
+        else:
+            undos.append(None)
+    return undos
+
+
+def _vf_argv_keys(argv):
+    """The settings an ``ip link set PF vf N ...`` argv (:func:`~..common.sriov.vf_argv`) sets."""
+    names = {"mac": "mac", "trust": "trust", "spoofchk": "spoofchk", "state": "link_state"}
+    return [names[word] for word in argv[6::2] if word in names]
 
 
 def state_view(have, settings):

@@ -190,6 +190,21 @@ def test_bad_batch_reboot_stops_before_any_host_is_touched(tmp_path):
     assert marks == [] and "PLAY [Gather RDMA and GPUDirect facts]" not in proc.stdout
 
 
+def test_drain_timeout_and_a_single_batch_stop_before_any_host_is_touched(tmp_path):
+    """A drain timeout Kubernetes cannot take failed at batch 1's drain, after the user's hook ran; a serial that
+    puts every host in one batch is what the staged rollout exists to prevent."""
+    for name, settings, text in (
+            ("drain", {"rdma_fabric_serial": 1, "rdma_fabric_k8s_drain": True, "rdma_fabric_k8s_drain_timeout": "abc"},
+             "rdma_fabric_k8s_drain_timeout: 'abc' is not accepted; accepted: a whole number of seconds from 1 to 86400"),
+            ("single", {"rdma_fabric_serial": "100%"},
+             "rdma_fabric_serial: '100%' puts all 3 hosts in one batch")):
+        proc, record, marks = run(tmp_path / name, group_vars=settings)
+        assert proc.returncode == 2, proc.stdout[-3000:]
+        assert text in " ".join(proc.stdout.split()), proc.stdout[-3000:]
+        assert record is None and marks == []
+        assert "PLAY [Gather RDMA and GPUDirect facts]" not in proc.stdout
+
+
 def test_unset_serial_keeps_the_all_at_once_path(tmp_path):
     proc, record, marks = run(tmp_path)
     out = proc.stdout

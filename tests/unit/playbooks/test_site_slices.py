@@ -24,7 +24,7 @@ import sys
 
 import yaml
 
-from ansible_collections.rdma.fabric.plugins.plugin_utils.report import comparable
+from ansible_collections.rdma.fabric.plugins.plugin_utils.report_model import comparable
 from ansible_collections.rdma.fabric.tests.unit.fixtures.fabric.lab_hosts import lab_facts
 
 HERE = os.path.dirname(os.path.abspath(__file__))

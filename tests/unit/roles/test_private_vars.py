@@ -28,8 +28,7 @@ def _task_names(tasks):
         if not isinstance(task, dict):
             continue
         for key in TASK_KEYS:
-            for found in _task_names(task.get(key)):
-                yield found
+            yield from _task_names(task.get(key))
         for key in ("ansible.builtin.set_fact", "set_fact"):
             for name in task.get(key) or {}:
                 if name != "cacheable":
@@ -74,7 +73,7 @@ def test_the_old_role_double_underscore_style_is_gone():
     for top in ("roles", "playbooks", "molecule", "tests", "docs", "plugins", "README.md"):
         start = os.path.join(ROOT, top)
         paths = [start] if os.path.isfile(start) else [
-            os.path.join(d, f) for d, _, files in os.walk(start) for f in files
+            os.path.join(d, f) for d, dummy, files in os.walk(start) for f in files
             if "fixtures" not in d.split(os.sep)]
         for path in paths:
             if path == os.path.abspath(__file__) or not path.endswith((".yml", ".yaml", ".j2", ".py", ".md")):

@@ -185,8 +185,10 @@ def test_formats_basename_and_mode(run, tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (dict(basename="../x"), "basename: '../x' is not a plain file name"),
-    (dict(mode="rwx"), "mode: 'rwx' is not an octal file mode"),
+    (dict(basename="../x"), "basename: '../x' is not allowed; allowed: a file name"),
+    (dict(basename="fabric\nreport"), "basename: 'fabric\\nreport' is not allowed; allowed: a file name"),
+    (dict(mode="rwx"), "mode: 'rwx' is not allowed; allowed: an octal file mode"),
+    (dict(mode="4777"), "mode: '4777' is not allowed; allowed: an octal file mode without setuid"),
     (dict(formats=["pdf"]), "value of formats must be one or more of: json, md, html"),
     (dict(hosts={"lab1": "up"}), "hosts: the value for lab1 must be a dictionary"),
 ])

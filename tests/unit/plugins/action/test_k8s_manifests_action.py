@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import re
 import stat
 
 import pytest
@@ -121,13 +122,33 @@ def test_mode_change_rewrites(tmp_path):
     ({"objects": [{"kind": "ConfigMap"}]}, "every object needs apiVersion, kind and metadata.name"),
     ({"header": "# another tool"}, "header: must begin with the marker"),
     ({"files": {"x.yaml": "no marker\n"}}, "x.yaml: its text does not begin with the marker"),
-    ({"files": {"../x.yaml": MARK + "\n"}}, "files: '../x.yaml' is not a plain file name"),
-    ({"mode": "rw"}, "mode: 'rw' is not an octal file mode"),
+    ({"files": {"../x.yaml": MARK + "\n"}}, "files: '../x.yaml' is not allowed; allowed: a file name"),
+    ({"files": {"x\n.yaml": MARK + "\n"}}, "files: 'x\\n.yaml' is not allowed"),
+    ({"objects": [cm("a\nb")]}, "metadata.name of object ConfigMap/a\nb is 'a\\nb': not usable in a file name"),
+    ({"mode": "rw"}, "mode: 'rw' is not allowed; allowed: an octal file mode"),
+    # setuid with write for everyone; execute bits: a manifest is never a program
+    ({"mode": "4777"}, "mode: '4777' is not allowed"),
+    ({"mode": "0755"}, "mode: '0755' is not allowed"),
+    ({"mode": "0666"}, "mode: '0666' is not allowed"),
+    ({"node_labels": {"node1": {"a b": "x"}}}, "node_labels[node1]: the label key 'a b' is not allowed"),
+    ({"node_labels": {"node1": {"rdma.fabric/pool": "a b"}}}, "node_labels[node1][rdma.fabric/pool]: 'a b' is not allowed"),
+    ({"node_labels": {"node1": "x"}}, "node_labels[node1]: must be a mapping"),
+    ({"node_labels": {"node 1": {}}}, "metadata.name of object Node/node 1 is 'node 1'"),
+    # an empty marker would make every file of the folder "ours" (replaced, removed)
+    ({"marker": "", "header": "", "kustomization_header": ""}, "marker: '' is not allowed"),
+    ({"marker": "#", "header": "#", "kustomization_header": "#"}, "marker: '#' is not allowed"),
 ])
 def test_bad_input_writes_nothing(tmp_path, kw, message):
-    with pytest.raises(manifests.ManifestError, match=message.replace("(", "\\(").replace(")", "\\)").replace(".", "\\.")):
+    with pytest.raises(manifests.ManifestError, match=re.escape(message)):
         run_manifests(args(tmp_path / "out", **kw))
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("dest", ["out/../../elsewhere", "out\n"])
+def test_dest_with_dot_dot_or_a_line_break_is_refused(tmp_path, dest):
+    with pytest.raises(manifests.ManifestError, match="dest: .* is not allowed; allowed: a folder path"):
+        run_manifests(args(str(tmp_path) + "/" + dest))
+    assert listing(tmp_path) == []
 
 
 def test_dest_that_is_a_file(tmp_path):

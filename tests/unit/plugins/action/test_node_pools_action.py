@@ -57,6 +57,22 @@ def test_pool_result_errors_name_the_option_and_pool():
         pool_result(["cpu-1"], data, nccl={"on_no_rdma": "fail"})
 
 
+@pytest.mark.parametrize("nccl, words", [
+    # a key that is no environment name would add a line to nccl.conf or a ConfigMap's env
+    ({"extra": {"NCCL_X\nLD_PRELOAD": "/tmp/x.so"}}, "nccl: extra: the key 'NCCL_X\\nLD_PRELOAD' is not allowed"),
+    ({"extra": {"X=$(reboot)": 1}}, "nccl: extra: the key 'X=$(reboot)' is not allowed"),
+    ({"extra": {"NCCL_DEBUG": "INFO\nLD_PRELOAD=/tmp/x.so"}}, "nccl: extra[NCCL_DEBUG]: "),
+    ({"socket_ifname": "eth0\nX=1"}, "nccl: socket_ifname must be NCCL_SOCKET_IFNAME text"),
+    ({"tc": 300}, "nccl: tc must be an integer 0-255"),
+    ({"on_no_rdma": "ignore"}, "nccl.on_no_rdma: 'ignore' is not allowed; allowed: fail, disable"),
+])
+def test_pool_result_checks_every_nccl_option_before_any_pool(nccl, words):
+    """Checked even when no host has facts (no pool to derive settings for)."""
+    with pytest.raises(RdmaFactsError) as e:
+        pool_result(["cpu-1"], {"cpu-1": None}, nccl=nccl)
+    assert str(e.value).startswith(words), str(e.value)
+
+
 PLAYBOOK = """
 - name: Load the fixture RDMA facts (TEST DOUBLE for rdma_device_facts)
   hosts: nodes

@@ -177,7 +177,7 @@ def test_deprecated_filters_still_work_through_ansible_and_warn(tmp_path):
     assert got["summary"]["passed"] == 2 and got["summary"]["ok"] is True
     assert got["parsed"]["bandwidth_gbps"] == 0.0481 and got["parsed"]["passed"] is True
     text = " ".join(proc.stdout.split())   # ansible-core wraps long warnings at the terminal width
-    warnings = [w for w in text.split("[DEPRECATION WARNING]: ")[1:]]
+    warnings = text.split("[DEPRECATION WARNING]: ")[1:]
     for name in DEPRECATED:
         assert any("rdma.fabric.%s" % name in w and "has been deprecated" in w and "1.0.0" in w for w in warnings), (
             name, proc.stdout[-4000:])

@@ -73,6 +73,9 @@ def test_overrides_per_port_and_null_leaves_an_option_alone():
     ({"ports": [{"mtu": 9000}]}, "lossless_ethernet_ports[0]: expected a netdev name or a mapping with netdev"),
     ({"ports": "eth1"}, "lossless_ethernet_ports: expected a list of netdev names"),
     ({"port_settings": {"eth1": [3]}}, "lossless_ethernet_port_settings.eth1: expected a mapping of options"),
+    # the key is the port: an address inside would be dropped without a word
+    ({"port_settings": {"eth1": {"device": "mlx5_1", "port": 2, "mtu": 9000}}},
+     "lossless_ethernet_port_settings.eth1: unknown option(s) device, port; allowed: trust"),
     ({"facts": None}, "lossless_ethernet_ports: [] means every RoCE port of the host, which needs its RDMA facts"),
 ])
 def test_errors_name_the_variable(kwargs, needle):
@@ -82,3 +85,15 @@ def test_errors_name_the_variable(kwargs, needle):
     with pytest.raises(AnsibleFilterError) as exc:
         roce_qos_ports(profile, var_prefix="lossless_ethernet_", **args)
     assert needle in str(exc.value)
+
+
+def test_settings_for_a_netdev_that_is_not_a_port_are_a_warning(monkeypatch):
+    """A typo (ens16O for ens160), or group variables for hosts of another layout: said, naming the variable."""
+    from ansible_collections.rdma.fabric.plugins.filter import roce_qos_ports as module
+    shown = []
+    monkeypatch.setattr(module.Display, "warning", lambda self, msg, *a, **kw: shown.append(msg))
+    out = roce_qos_ports(PROFILE, port_settings={"eth1": {"mtu": 4200}, "ens16O": {"mtu": 9000}}, facts=LAB1,
+                         var_prefix="lossless_ethernet_")
+    assert [p["netdev"] for p in out] == ["eth1"] and out[0]["mtu"] == 4200
+    assert shown == ["rdma.fabric.roce_qos_ports: lossless_ethernet_port_settings.ens16O: ens16O is not one of this "
+                     "host's ports (eth1), so these settings apply to nothing here"]

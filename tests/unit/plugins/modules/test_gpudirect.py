@@ -219,7 +219,8 @@ def test_missing_sysfs_path_is_named(run, tmp_path):
     builder = build_ready_host(tmp_path)
     result, _kernel = run(builder, sysfs_path=str(tmp_path / "nope"))
     assert result["failed"] is True
-    assert result["msg"] == "sysfs_path: %s is not a directory" % (tmp_path / "nope")
+    assert result["msg"] == ("sysfs_path: '%s' is not a directory; expected the host's sysfs root (e.g. /sys, or /host/sys "
+                             "in a container)" % (tmp_path / "nope"))
 
 
 def test_present_on_inbox_stack_fails_before_changes(run, tmp_path):
@@ -326,3 +327,10 @@ def test_a_modprobe_that_cannot_start_fails_by_name(run_main, monkeypatch, tmp_p
                              "(EACCES)" % builder.root)
     assert acs_controls(builder, "0000:17:00.0", "0000:17:01.0") == [0x001D, 0x001D]
     assert [a["done"] for a in result["actions"]] == [False] * 4
+
+
+def test_a_sysfs_path_that_is_no_sysfs_is_named(run, tmp_path):
+    """/etc is a folder but no sysfs root (no class/, devices/ or module/): refused, naming the option."""
+    builder = build_ready_host(str(tmp_path / "host"))
+    result, _kernel = run(builder, sysfs_path="/etc")
+    assert result["failed"] and result["msg"].startswith("sysfs_path: '/etc' does not look like a sysfs root")

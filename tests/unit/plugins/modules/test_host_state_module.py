@@ -54,6 +54,8 @@ def test_bad_unit_name_rejected(run_module):
 @pytest.mark.parametrize("path,what", [
     ("/etc/rdma-fabric\0/x", "contains a NUL byte"),   # os.lstat raised ValueError: a traceback
     ("/etc/rdma-fabric/x.conf\n", "contains a control character"),
+    ("/" + "a/" * 2500, "(5001 characters) is longer than Linux takes"),
+    ("/etc/" + "x" * 256, "is longer than Linux takes; allowed: a path of at most 4095 characters, each part at most 255"),
 ])
 def test_nul_or_control_character_in_a_path_rejected_by_name(run_module, path, what):
     ok, result = run_module({"paths": ["/etc/hostname", path]})
@@ -106,3 +108,20 @@ def test_content_of_a_record_in_the_same_call(tmp_path, run_module):
 def test_content_of_a_path_not_read_is_rejected_by_name(tmp_path, run_module):
     ok, result = run_module({"paths": [str(tmp_path)], "content": ["/etc/hostname"]})
     assert not ok and result["msg"] == "content: every path must also be in paths; not in paths: /etc/hostname"
+
+
+def test_marker_says_which_files_the_role_wrote_without_their_text(tmp_path, run_module):
+    """The role's own file carries its marker line; a file it did not write (here standing for /etc/shadow) does not:
+    only whether it does comes back, never the text."""
+    mine = tmp_path / "nccl.conf"
+    mine.write_text(u"# NCCL settings\n# Written by rdma.fabric.job_env; edits are overwritten.\nNCCL_IB_DISABLE=0\n")
+    other = tmp_path / "shadow"
+    other.write_text(u"root:$6$secret:19000:0:99999:7:::\n")
+    ok, result = run_module({"paths": [str(mine), str(other), str(tmp_path), str(tmp_path / "gone")],
+                             "marker": "# Written by rdma.fabric.job_env"})
+    assert ok
+    assert result["paths"][str(mine)]["marked"] is True and result["paths"][str(other)]["marked"] is False
+    assert "marked" not in result["paths"][str(tmp_path)] and "marked" not in result["paths"][str(tmp_path / "gone")]
+    assert "secret" not in repr(result)
+    ok, result = run_module({"paths": [str(mine)], "marker": "#\nx"})
+    assert not ok and result["msg"].startswith("marker: ")

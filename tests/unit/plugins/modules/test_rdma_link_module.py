@@ -196,3 +196,18 @@ def test_a_failing_command_says_what_was_done_and_what_was_left(run_main, host):
     assert "rdma link add rxe0 type rxe netdev eth1 failed (rc 1): error: operation not permitted" in result["msg"]
     assert "done before it: ['/usr/sbin/rdma link delete rxe0']" in result["msg"]
     assert "not done: nothing" in result["msg"]
+
+
+def test_a_link_that_replaces_another_says_which_one_goes(run_main, host, monkeypatch):
+    """rxe1 on ens160, which carries rxe0: the plan deletes rxe0 (a netdev carries one rxe link), and says so."""
+    sysfs, double = host
+    warnings = []
+    monkeypatch.setattr(basic.AnsibleModule, "warn", lambda self, msg: warnings.append(msg))
+    ok, result = run(run_main, sysfs, name="rxe1", netdev="ens160", _ansible_check_mode=True)
+    assert ok and result["changed"] and result["deleted"] == ["rxe0"] and double.calls == []
+    assert warnings == ["name: rxe1 replaces rxe0 on ens160 (a netdev carries one rxe link): rdma link delete rxe0 runs "
+                        "first, and whatever uses rxe0 (a job, a device plugin) loses it"]
+    warnings[:] = []
+    ok, result = run(run_main, sysfs, links=[{"name": "rxe0", "state": "absent"}, {"name": "rxe1", "netdev": "ens160"}],
+                     _ansible_check_mode=True)
+    assert ok and warnings == []  # the request names rxe0 itself: nothing unexpected goes

@@ -186,7 +186,8 @@ def test_failure_part_way_rolls_back_and_fails(lab):
     ({"netdev": "eth42", "pfc": [3]}, "netdev", "interface 'eth42' does not exist"),
     ({"device": "rxe9", "port": 2, "pfc": [3]}, "port", "rxe9 has no port 2"),
     ({"netdev": "dcbsim0", "ets": [{"tc": 0, "tsa": "strict", "bw": 5}]}, "ets", "bw must be 0 or omitted"),
-    ({"netdev": "dcbsim0", "pfc": [3], "lock_timeout": -1}, "lock_timeout", "-1 is negative; allowed: 0 or more seconds"),
+    ({"netdev": "dcbsim0", "pfc": [3], "lock_timeout": -1}, "lock_timeout", "-1 is out of range; allowed: 0 (do not wait) to 86400"),
+    ({"netdev": "dcbsim0", "pfc": [3], "lock_timeout": 10 ** 9}, "lock_timeout", "1000000000 is out of range; allowed: 0"),
     # ets in another form than a list of mappings: refused naming ets, showing the form
     ({"netdev": "dcbsim0", "ets": "50,0,0,50,0,0,0,0"}, "ets",
      "ets: got the text '50,0,0,50,0,0,0,0'; allowed: a list of mappings (keys: tc, tsa, bw), "

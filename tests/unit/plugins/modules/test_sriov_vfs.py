@@ -218,21 +218,95 @@ def test_vf_drivers_bind_after_the_settings(run_main, host):
     assert [c[0] for c in result["commands"]] == ["write", "write"]
 
 
-def test_a_failed_setting_still_lets_the_vf_drivers_bind(run_main, host, monkeypatch):
-    sysfs, ip, mlx = host
-    dev, probe = hold_probe_tree(sysfs)
+TWO_VFS = {"netdev": "eth2", "numvfs": 2, "vfs": [
+    {"index": 0, "mac": "52:54:00:10:00:01", "trust": True}, {"index": 1, "mac": "52:54:00:10:00:02", "trust": True}]}
 
-    def ip_fails(self, argv, **kw):
-        if argv[1:3] == ["link", "set"]:
+
+def fail_on_vf(ip, index):
+    """``run_command`` of the IpLinkDouble, except that ``ip link set PF vf INDEX ...`` fails as a driver refuses it
+    (the fault is injected on that VF only; every other command, undo commands included, runs)."""
+    def run_command(self, argv, **kw):
+        if argv[1:3] == ["link", "set"] and argv[4:6] == ["vf", str(index)]:
+            ip.calls.append(list(argv))
             return 2, "", "RTNETLINK answers: Operation not supported"
         return ip.run_command(argv, **kw)
+    return run_command
 
-    monkeypatch.setattr(basic.AnsibleModule, "run_command", ip_fails)
+
+def test_a_failure_on_the_second_new_vf_leaves_the_pf_as_it_was(run_main, host, monkeypatch):
+    """0 -> 2 VFs with settings, drivers held back: the setting of VF 1 fails; the rollback writes the VF count and
+    sriov_drivers_autoprobe back (the VFs, VF 0's settings with them, are gone) and binds no driver."""
+    sysfs, ip, mlx = host
+    dev, probe = hold_probe_tree(sysfs)
+    before = {name: open(os.path.join(dev, name)).read() for name in ("sriov_numvfs", "sriov_drivers_autoprobe")}
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", fail_on_vf(ip, 1))
+    ok, result = run(run_main, sysfs, pfs=[TWO_VFS])
+    assert not ok and result["failed"]
+    assert {name: open(os.path.join(dev, name)).read().strip() for name in before} == {
+        "sriov_numvfs": "0", "sriov_drivers_autoprobe": "1"} == {k: v.strip() for k, v in before.items()}
+    assert open(probe).read() == ""                         # no VF driver was bound
+    numvfs, autoprobe = os.path.join(dev, "sriov_numvfs"), os.path.join(dev, "sriov_drivers_autoprobe")
+    assert result["rolled_back"] == ["write %s 0" % numvfs, "write %s 1" % autoprobe]
+    assert result["rollback_failed"] == []
+    assert result["msg"] == ("/usr/bin/ip link set eth2 vf 1 mac 52:54:00:10:00:02 trust on failed: RTNETLINK answers: "
+                             "Operation not supported; rolled back, in reverse order: write %s 0; write %s 1"
+                             % (numvfs, autoprobe))
+    # the same request once the driver takes it: the PF ends as asked, and a second run changes nothing
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kw: ip.run_command(argv, **kw))
+    assert run(run_main, sysfs, pfs=[TWO_VFS])[1]["changed"]
+    assert not run(run_main, sysfs, pfs=[TWO_VFS])[1]["changed"]
+
+
+def test_a_failure_on_the_second_vf_puts_the_first_vfs_settings_back(run_main, host, monkeypatch):
+    """The VFs exist (no count change): VF 0's new settings are applied, VF 1's fail; VF 0 gets its settings back."""
+    sysfs, ip, mlx = host
+    assert run(run_main, sysfs, pfs=[TWO_VFS])[0]
+    settings_before = json.loads(ip.run_command(["ip", "-j", "-d", "link", "show", "dev", "eth2"])[1])[0]["vfinfo_list"]
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", fail_on_vf(ip, 1))
+    changed = {"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0, "mac": "52:54:00:10:00:11", "trust": False},
+                                                      {"index": 1, "mac": "52:54:00:10:00:12"}]}
+    ok, result = run(run_main, sysfs, pfs=[changed])
+    assert not ok
+    assert ["/usr/bin/ip", "link", "set", "eth2", "vf", "0", "mac", "52:54:00:10:00:11", "trust", "off"] in ip.calls
+    assert result["rolled_back"] == ["/usr/bin/ip link set eth2 vf 0 mac 52:54:00:10:00:01 trust on"]
+    assert json.loads(ip.run_command(["ip", "-j", "-d", "link", "show", "dev", "eth2"])[1])[0]["vfinfo_list"] == settings_before
+    assert open(os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")).read().strip() == "2"
+
+
+def test_a_pf_that_does_not_read_back_as_planned_is_rolled_back(run_main, host, monkeypatch):
+    """The driver answers 0 but keeps its own value (a trust it does not allow): the read-back fails the run."""
+    sysfs, ip, mlx = host
+
+    def trust_ignored(self, argv, **kw):
+        if argv[1:3] == ["link", "set"] and "trust" in argv:
+            argv = argv[:argv.index("trust")] + argv[argv.index("trust") + 2:]
+        return ip.run_command(argv, **kw)
+
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", trust_ignored)
     ok, result = run(run_main, sysfs, pfs=[PF])
-    assert not ok and "Operation not supported" in result["msg"]
-    # the drivers' release ran all the same: nothing is left undone after the failed setting
-    assert result["msg"].endswith("; not done: nothing"), result["msg"]
-    assert open(os.path.join(dev, "sriov_drivers_autoprobe")).read() == "1" and open(probe).read() == "0000:00:11.0"
+    assert not ok and result["msg"].startswith("SR-IOV not as wanted after the changes: eth2 vf 0: ['trust'] not as asked")
+    assert open(os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")).read().strip() == "0"
+
+
+def test_undo_commands_follow_the_plan(tmp_path):
+    """Each command's undo from the PF read before: counts through 0, autoprobe, VF settings of existing VFs."""
+    sysfs = str(tmp_path / "sys")
+    make_pf(tmp_path / "sys", numvfs=2)
+    have = dict(sr.read_pf(sysfs, "eth2"), autoprobe=1)
+    settings = {0: {"mac": "00:00:00:00:00:00", "trust": False, "spoofchk": True, "link_state": "auto"}}
+    want = sriov_rules.normalise_pfs([{"netdev": "eth2", "numvfs": 2, "vfs": [{"index": 0, "trust": True}]}])[0]
+    steps, changes = sr.plan_pf(want, have, settings)
+    commands = sr.pf_commands(sysfs, want, have, steps, changes, "ip")
+    assert sr.undo_commands(want, have, settings, commands, "ip") == [["ip", "link", "set", "eth2", "vf", "0", "trust", "off"]]
+    want = sriov_rules.normalise_pfs([{"netdev": "eth2", "numvfs": 3, "vfs": [{"index": 0, "trust": True}]}])[0]
+    steps, changes = sr.plan_pf(want, have, settings)
+    commands = sr.pf_commands(sysfs, want, have, steps, changes, "ip")
+    numvfs = os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_numvfs")
+    autoprobe = os.path.join(sysfs, "class", "net", "eth2", "device", "sriov_drivers_autoprobe")
+    assert [c[:3] for c in commands] == [["write", autoprobe, "0"], ["write", numvfs, "0"], ["write", numvfs, "3"],
+                                         ["ip", "link", "set"], ["write", autoprobe, "1"], ["probe", commands[-1][1], "eth2"]]
+    assert sr.undo_commands(want, have, settings, commands, "ip") == [
+        ["write", autoprobe, "1"], ["write", numvfs, "2"], ["write", numvfs, "0"], None, ["write", autoprobe, "0"], None]
 
 
 @pytest.mark.parametrize("pfs, needle", [
@@ -300,10 +374,12 @@ def test_firmware_applied_with_the_flag_then_idempotent(run_main, host):
     assert ok and not again["changed"] and not again["reboot_required"]
 
 
-def test_firmware_bad_device():
+@pytest.mark.parametrize("device", ["mlx5_0; reboot", "/dev/mst/..", "/dev/mst/.", "/dev/mst/../sda", "/dev/mst/"])
+def test_firmware_bad_device(device):
     with pytest.raises(sriov_rules.SriovError) as err:
-        sr.check_firmware([{"device": "mlx5_0; reboot", "num_vfs": 1}])
+        sr.check_firmware([{"device": device, "num_vfs": 1}])
     assert "is not a PCI address" in str(err.value)
+    sr.check_firmware([{"device": "/dev/mst/mt4119_pciconf0.1", "num_vfs": 1}])
 
 
 def test_firmware_device_given_twice_fails_before_anything(run_main, host):
@@ -417,7 +493,8 @@ def test_no_wait_with_timeout_0_in_check_mode_or_without_a_probe(run_main, reset
 
 
 @pytest.mark.parametrize("value, needle", [
-    (-1, "Invalid pf_link_timeout: -1; allowed: a whole number of seconds, 0 (do not wait) or more"),
+    (-1, "Invalid pf_link_timeout: -1; allowed: a whole number of seconds from 0 (do not wait) to 3600"),
+    (10 ** 9, "Invalid pf_link_timeout: 1000000000; allowed: a whole number of seconds from 0 (do not wait) to 3600"),
     ("soon", "argument 'pf_link_timeout' is of type"),
     (1.5, "argument 'pf_link_timeout' is of type"),
 ])

@@ -124,7 +124,7 @@ def test_the_plan_page_shows_each_change_and_the_disruptions():
     assert "<h3>Lossless Ethernet / lossless_ethernet</h3>" in host and "<h3>MOFED / mofed</h3>" in host
     assert "<tr><td>eth1</td><td>pfc</td><td>[]</td><td>[3]</td></tr>" in host
     assert "<tr><td>eth1</td><td>roce_tos</td><td>0</td><td>106</td></tr>" in host and "eth2" not in host
-    assert "<li>Install the packages (&quot;mlnx-ofed-kernel-dkms&quot;)</li>" in host and "rdma-core" not in host
+    assert "<li>Install the packages (&#34;mlnx-ofed-kernel-dkms&#34;)</li>" in host and "rdma-core" not in host
     assert "<li>Write the repository<ul><li>/etc/apt/sources.list.d/doca.sources</li></ul></li>" in host
     assert "<li>Reboot to load the new driver</li>" in host
     assert "<li>Disable ACS on the GPU bridges</li>" in html
@@ -155,8 +155,8 @@ def test_the_page_escapes_host_task_and_stage_names():
     assert '<h1>Fabric plan <span class="badge fail">NOT a check-mode run</span></h1>' in html
     assert "NOT a check-mode run. 1 hosts, 1 would change (1 changes)." in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;img src=x onerror=alert(2)&gt;" in html
-    assert "&lt;script&gt;task&lt;/script&gt; (&quot;&lt;i&gt;&quot;)" in html and "/etc/&lt;x&gt;" in html
-    assert 'id="planned-changes-bad&quot;host"' in html and "&lt;/details&gt;&lt;script&gt;" in html
+    assert "&lt;script&gt;task&lt;/script&gt; (&#34;&lt;i&gt;&#34;)" in html and "/etc/&lt;x&gt;" in html
+    assert 'id="planned-changes-bad&#34;host"' in html and "&lt;/details&gt;&lt;script&gt;" in html
 
 
 def test_a_large_fleet_stays_readable():

@@ -173,7 +173,8 @@ def test_waves_keep_hosts_apart_and_bound_the_concurrency():
     ("topology", "mesh", "topology: unknown 'mesh'; allowed: ring, all_pairs"),
     ("timeout", 0, "timeout: 0 is out of range; allowed: an integer 1-86400"),
     ("connect_retries", -1, "connect_retries: -1 is out of range; allowed: an integer 0-1000"),
-    ("results_dir", "/srv/re\nports", "results_dir: '/srv/re\\\\nports' is not allowed; allowed: a folder path"),
+    ("results_dir", "/srv/re\nports", "results_dir: '/srv/re\\\\nports' is not allowed; allowed: empty, or a folder path"),
+    ("results_dir", "rel/../x", "results_dir: 'rel/../x' is not allowed; allowed: empty, or a folder path"),
 ])
 def test_options_reject_nan_inf_and_out_of_range(name, value, message):
     with pytest.raises(fv.ValidateError, match=message.replace("(", "\\(").replace(")", "\\)").replace(".", "\\.")):
@@ -246,7 +247,7 @@ def test_plan_hardware_thresholds(facts):
         hw[host] = rdma
     hw["lab2"]["devices"][0]["ports"][0]["rate_gbps"] = 200.0
     plan = fv.validation_plan(endpoints(hw), ["lab1", "lab2"], min_bw_fraction=0.6, min_bw_gbps=150, max_latency_us=10,
-                   max_latency_us_soft=5000)
+                              max_latency_us_soft=5000)
     limits = plan["pairs"][0]["thresholds"]
     # the slower port counts; the absolute floor wins when higher
     assert limits == {"soft": False, "rate_gbps": 200.0, "fraction": 0.6, "min_bandwidth_gbps": 150.0,

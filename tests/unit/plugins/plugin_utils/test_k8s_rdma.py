@@ -224,7 +224,8 @@ def test_role_defaults_pass_the_check():
     ("registry_mirror", "reg istry:5000", "empty, or a registry host[:port][/path]"),
     ("multus_image", "ghcr.io/Org/Multus", "an image reference without tag"),
     ("multus_version", "v4.2.4\nEVIL", "an image tag"),
-    ("wait_timeout", 0, "an integer > 0"),
+    ("wait_timeout", 0, "a whole number of seconds from 1 to 86400"),
+    ("wait_timeout", 10 ** 9, "a whole number of seconds from 1 to 86400"),
     ("field_manager", "rdma fabric", "1-128 printable characters"),
     ("nccl_configmap_name", "NCCL_env", "a ConfigMap name"),
     ("nccl_configmap_name", "x" * 190, "a ConfigMap name (DNS subdomain, at most 189 characters"),
@@ -277,3 +278,25 @@ def test_role_var_errors_from_the_rendering_rules(name, value, message):
     values["k8s_rdma_stack_" + name] = value
     errors = k8s_rdma.check_role_vars(values)
     assert len(errors) == 1 and errors[0].startswith(message), errors
+
+
+def test_shared_dev_gaps_name_the_pool_and_why():
+    """The default split resources (pools in name order): a two-port pool gives both halves a port; a one-port pool
+    has no second half; a pool whose second half is a DOWN port gives it no ACTIVE port; a resource no pool places is
+    left out."""
+    defaults = [{"resourceName": "rdma_shared_device_a", "split": {"part": 1, "parts": 2}},
+                {"resourceName": "rdma_shared_device_b", "split": {"part": 2, "parts": 2}}]
+    assert k8s_rdma.shared_dev_gaps(defaults, {"gpu-7": facts("roce-gid3")}) == []
+    gaps = k8s_rdma.shared_dev_gaps(defaults, {"gpu-7": facts("roce-gid3"), "roce-a": facts("roce-a"),
+                                               "gpu-9": facts("roce-portdown")})
+    assert gaps == [
+        "the node pool of gpu-9 gives no ACTIVE RDMA port to rdma/rdma_shared_device_b: its part 2 of 2 (mlx5_1:1 "
+        "DOWN) has no ACTIVE port; pods asking for rdma/rdma_shared_device_b do not run on its nodes (they stay "
+        "Pending)",
+        "the node pool of roce-a gives no ACTIVE RDMA port to rdma/rdma_shared_device_b: it has 1 RDMA port(s) to "
+        "share out (mlx5_0:1) and part 2 of 2 is empty: a device is in at most one resource; pods asking for "
+        "rdma/rdma_shared_device_b do not run on its nodes (they stay Pending)"]
+    gaps = k8s_rdma.shared_dev_gaps(defaults, {"roce-a": facts("roce-a")})
+    assert gaps[-1].startswith("rdma_shared_device_b is left out of the config: no node pool gives it an ACTIVE")
+    # explicit selectors are the user's: no gap is computed for them
+    assert k8s_rdma.shared_dev_gaps([{"resourceName": "x", "selectors": {"vendors": ["15b3"]}}], facts("roce-a")) == []

@@ -194,6 +194,52 @@ def test_deployment_and_bad_input():
         pc.check({"kind": "Pod", "spec": {"containers": [{"name": "c"}]}}, [doc], {"a": facts("roce-a")})
 
 
+@pytest.mark.parametrize("workload, words", [
+    ({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": "abc"}},
+     "workload document 1 (Pod/p): spec: containers is 'abc', not a list"),
+    ({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": ["abc"]}},
+     "workload document 1 (Pod/p): spec.containers[0] is 'abc', not a container (a mapping)"),
+    ({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"resources": {"limits": {1: 2}}}]}},
+     "workload document 1 (Pod/p): spec.containers[0].resources.limits: the key 1 is not a resource name"),
+    ({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"resources": "x"}]}},
+     "workload document 1 (Pod/p): spec.containers[0]: resources is 'x', not a mapping"),
+    ({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"resources": {"limits": [1]}}]}},
+     "workload document 1 (Pod/p): spec.containers[0].resources: limits is [1], not a mapping"),
+    ({"kind": "RayCluster", "metadata": {"name": "r"}, "spec": {"workerGroupSpecs": ["abc"]}},
+     "workload document 1 (RayCluster/r): spec.workerGroupSpecs[0] is 'abc', not a mapping"),
+    ({"kind": "RayCluster", "metadata": {"name": "r"}, "spec": {"workerGroupSpecs": "abc"}},
+     "workload document 1 (RayCluster/r): spec: workerGroupSpecs is 'abc', not a list"),
+    ({"kind": "RayCluster", "metadata": {"name": "r"}, "spec": {"headGroupSpec": {"template": [1]}}},
+     "workload document 1 (RayCluster/r): spec.headGroupSpec: template is [1], not a mapping"),
+    ({"kind": "Deployment", "metadata": {"name": "d"}, "spec": [1, 2]},
+     "workload document 1 (Deployment/d): spec is [1, 2], not a mapping"),
+    ({"kind": "Pod", "metadata": "p"}, "workload document 1: metadata is 'p', not a mapping"),
+    (["abc"], "workload document 1: a workload must be a Kubernetes object (a mapping), got str"),
+])
+def test_malformed_workload_is_refused_naming_the_field(workload, words):
+    doc = shared_dev_plugin_config([{"resourceName": "rdma_shared_device_a"}], [facts("roce-a")])
+    with pytest.raises(RdmaFactsError) as e:
+        pc.check(workload, [doc], {"a": facts("roce-a")})
+    assert str(e.value) == words
+
+
+def test_yaml_text_is_parsed_naming_its_file():
+    doc = shared_dev_plugin_config([{"resourceName": "rdma_shared_device_a"}], [facts("roce-a")])
+    with open(RAY) as f:
+        text = f.read()
+    result = pc.check(text, {"configmap.yaml": yaml.safe_dump({"kind": "ConfigMap", "data": {"c": json.dumps(doc)}})},
+                      {"a": facts("roce-a")}, workload_file=RAY)
+    assert result["advertised"] == ["rdma/rdma_shared_device_a"]
+    with pytest.raises(RdmaFactsError, match="^rendered/configmap.yaml: not valid YAML: "):
+        pc.check(text, {"rendered/configmap.yaml": "a: [1\n"}, {"a": facts("roce-a")})
+    with pytest.raises(RdmaFactsError, match="^pod.yaml: not valid YAML: "):
+        pc.check("spec: {\n", [doc], {"a": facts("roce-a")}, workload_file="pod.yaml")
+    with pytest.raises(RdmaFactsError, match=r"^configs\[0\]: configList\[0\] is 'x', not a mapping"):
+        pc.check(text, [{"configList": ["x"]}], {"a": facts("roce-a")})
+    with pytest.raises(RdmaFactsError, match=r"^configs\[0\]: data is \[1\], not a mapping"):
+        pc.check(text, [{"kind": "ConfigMap", "data": [1]}], {"a": facts("roce-a")})
+
+
 CHECK_POD = """---
 - name: The playbook under test
   ansible.builtin.import_playbook: %s
@@ -216,8 +262,12 @@ def test_check_pod_playbook_on_a_rendered_folder(tmp_path):
     rendered = tmp_path / "rendered"
     rendered.mkdir()
     pools = {"node-a": facts("roce-gid3"), "node-b": facts("ib-a")}
-    with open(str(rendered / "005-configmap-kube-system-rdma-devices.yaml"), "w") as f:
+    # named and listed as k8s_rdma_stack writes them (tests/docs runs the playbook on the role's real output)
+    with open(str(rendered / "configmap-kube-system-rdma-devices.yaml"), "w") as f:
         yaml.safe_dump(default_configmap(pools), f)
+    with open(str(rendered / "kustomization.yaml"), "w") as f:
+        yaml.safe_dump({"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                        "resources": ["configmap-kube-system-rdma-devices.yaml"]}, f)
     rc, verdict, text = run_check_pod(tmp_path, pools, rendered)
     assert rc == 2, text[-4000:]
     assert "node-b: rdma/rdma_shared_device_b: the pool's nodes: no device matches" in verdict, text[-4000:]
@@ -227,6 +277,22 @@ def test_check_pod_playbook_on_a_rendered_folder(tmp_path):
     rc, verdict, text = run_check_pod(tmp_path, {"node-a": pools["node-a"]}, rendered)
     assert rc == 0, text[-4000:]
     assert verdict == "All assertions passed"
+
+
+def test_check_pod_playbook_names_the_file_that_is_not_yaml(tmp_path):
+    """A rendered file with bad YAML fails the check naming that file (it was a parse error naming none)."""
+    rendered = tmp_path / "rendered"
+    rendered.mkdir()
+    (rendered / "configmap-kube-system-rdma-devices.yaml").write_text("data: {config.json: [1\n")
+    with open(str(rendered / "kustomization.yaml"), "w") as f:
+        yaml.safe_dump({"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                        "resources": ["configmap-kube-system-rdma-devices.yaml"]}, f)
+    rc, tasks, text = run(tmp_path, CHECK_POD, {"check_pod_spec": os.path.abspath(RAY), "check_pod_rendered": str(rendered),
+                                                "check_pod_pools": {"node-a": facts("roce-gid3")}})
+    failed = tasks["Check every extended resource per node pool"]["localhost"]
+    assert rc == 2 and failed["failed"] is True
+    assert "rdma.fabric.pod_check: %s: not valid YAML" % (rendered / "configmap-kube-system-rdma-devices.yaml") \
+        in failed["msg"], failed["msg"]
 
 
 def test_sriov_resource_matches_the_virtual_functions():

@@ -162,6 +162,25 @@ def test_host_that_failed_earlier_is_marked_failed(hosts):
     assert plain == rpt.build_report({"lab1": dict(hosts["lab1"], failed_earlier=False)}, validation())["hosts"]["lab1"]
 
 
+def test_an_iwarp_port_without_a_roce_gid_is_no_problem(hosts):
+    """iWARP (siw: node type RNIC, link layer Ethernet) has no RoCE v2 GID and needs none (rdma_cm connects to the
+    data IP): the port kind comes from rdma_schema's rule, so only the RoCE port gets the "no RoCE v2 GID" problem."""
+    siw = copy.deepcopy(hosts["lab1"])
+    dev = siw["rdma"]["devices"][0]
+    dev.update(name="siw0", node_type="RNIC", driver="siw")
+    dev["ports"][0]["roce_v2_ipv4_gid_index"] = None
+    siw["qos"] = None
+    roce = copy.deepcopy(siw)
+    roce["rdma"]["devices"][0].update(name="rxe0", node_type="CA", driver="rdma_rxe")
+    report = rpt.build_report({"siw": siw, "roce": roce}, [])
+    assert report["hosts"]["siw"]["problems"] == []
+    assert report["hosts"]["siw"]["devices"][0]["ports"][0]["kind"] == "iwarp"
+    assert report["hosts"]["roce"]["problems"] == ["rxe0 port 1 (eth1) has no RoCE v2 IPv4 GID (no IPv4 address on eth1?)"]
+    html = rpt.render_html(report)
+    siw_section = html[html.index('id="host-siw"'):]
+    assert 'class="bad"' not in siw_section[:siw_section.index("</table>")]
+
+
 def test_gpudirect_view_from_derived_topology(hosts):
     gd = rpt.build_report(hosts, [])["hosts"]["gpu1"]["gpudirect"]
     assert gd["gpu_count"] == 2 and gd["ready"] is False
@@ -279,6 +298,35 @@ def test_html_is_self_contained_and_escapes(hosts):
     assert html.count("<section") == 4
 
 
+def test_an_html_special_host_name_is_escaped_everywhere_the_templates_write_it(hosts):
+    """A host named with every HTML-special character: escaped as text, in attributes (the section's id, the hosts
+    table's link) and in the SVG labels and tooltips of the host-pair matrix; the page and each SVG still parse."""
+    name = 'gpu"<em>&\'x'
+    odd = copy.deepcopy(hosts)
+    odd[name] = odd.pop("gpu1")
+    results = [dict(r, hosts=[name if h == "gpu1" else h for h in r["hosts"]],
+                    client=name if r.get("client") == "gpu1" else r.get("client")) for r in validation()]
+    html = rpt.render_html(rpt.build_report(odd, results))
+    escaped = "gpu&#34;&lt;em&gt;&amp;&#39;x"
+    assert name not in html and "<em>" not in html
+    assert '" id="host-%s"><h2>%s <span class="badge ' % (escaped, escaped) in html
+    assert '<a href="#host-%s">%s</a>' % (escaped, escaped) in html
+    trees = svgs(html)
+    assert trees and any(t.text == name for svg in trees for t in svg.iter(NS + "text"))
+    assert any(t.text and name in t.text for svg in trees for t in svg.iter(NS + "title"))
+
+
+def test_json_is_the_data_and_the_pages_come_from_the_shipped_templates(hosts):
+    """The JSON rendering is the report data itself (sorted keys, 2-space indent, one final newline), whatever the
+    templates do; the HTML and SVG templates are files of the collection, beside plugin_utils."""
+    report = rpt.build_report(hosts, validation(), generated_at="2026-11-21T01:00:00+00:00")
+    assert rpt.render_json(report) == json.dumps(report, indent=2, sort_keys=True, default=str) + "\n"
+    folder = os.path.join(os.path.dirname(rpt.__file__), "templates", "report")
+    assert sorted(os.listdir(folder)) == ["category_matrix.svg.j2", "fabric_plan.html.j2", "host_grid.svg.j2",
+                                          "line_chart.svg.j2", "macros.html.j2", "page.html.j2", "report.css",
+                                          "report.html.j2"]
+
+
 def test_summary_lines(hosts):
     lines = rpt.summary_lines(rpt.build_report(hosts, validation()), "reports/fabric-report.html")
     assert lines[0] == "RDMA fabric report: reports/fabric-report.html"
@@ -333,7 +381,7 @@ def test_the_plan_in_every_format(hosts):
     assert json.loads(rpt.render_json(report))["plan"] == json.loads(json.dumps(plan))
     html = rpt.render_html(report)
     section = html[html.index('<div class="summary" id="planned-changes">'):html.index("<section><h2>Validation</h2>")]
-    assert section == rpt.render_plan_section(plan) + "\n"
+    assert section == rpt.render_plan_section(plan)
     assert "<h2>Planned changes <span class=\"badge ok\">CHECK MODE</span></h2>" in section
     assert "<tr><td>eth1</td><td>roce_tos</td><td>0</td><td>106</td></tr>" in section
     assert '<details class="host failed" id="planned-changes-gpu-a4" open>' in section

@@ -1,5 +1,6 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugin_utils/role_vars.py and the role_var_errors filter (mofed, gpudirect, k8s_rdma_stack).
+"""Unit tests for plugin_utils/role_vars.py and the role_var_errors filter (mofed, gpudirect, job_env, rdma_metrics,
+k8s_rdma_stack).
 
 Each malformed input is one a hostile user or a careless inventory gives: a
 newline that would add a deb822 field (``Trusted: yes``, ``Signed-By:``), a
@@ -180,7 +181,7 @@ def test_filter_refuses_a_role_without_checks_naming_the_allowed_ones(role):
     with pytest.raises(AnsibleFilterError) as e:
         role_var_errors({}, role)
     assert str(e.value) == ("rdma.fabric.role_var_errors: role: %r has no variable checks; "
-                            "allowed: gpudirect, k8s_rdma_stack, mofed" % (role,))
+                            "allowed: gpudirect, host_tools, job_env, k8s_rdma_stack, mofed, rdma_metrics" % (role,))
 
 
 def test_filter_registered_and_documented_with_every_role():
@@ -212,3 +213,120 @@ def test_each_role_gets_its_own_rules():
     # check_mode changes nothing for the roles without a check-mode rule
     assert role_var_errors(k8s_values, "k8s_rdma_stack", check_mode=True) == k8s_errors
     assert role_var_errors(dict(defaults("mofed"), **bad), "mofed", check_mode=True) == mofed_errors
+
+
+def job_env(**changes):
+    values = defaults("job_env")
+    values.update(changes)
+    return role_var_errors(values, "job_env")
+
+
+def test_job_env_defaults_and_real_settings_pass():
+    assert job_env() == []
+    assert job_env(job_env_tc=106, job_env_gid_index=3, job_env_devices=["mlx5_*", "rxe0"],
+                   job_env_nccl_socket_ifname="=eth1", job_env_ucx_transports=["rc", "sm", "self"],
+                   job_env_nccl_extra={"NCCL_DEBUG": "INFO", "NCCL_IB_TC": None, "NCCL_NET_GDR_LEVEL": 2},
+                   job_env_ucx_extra={"UCX_LOG_LEVEL": "warn"}, job_env_ucx_conf_path="",
+                   job_env_openmpi_mca={"pml": "ucx", "btl": "^openib"}) == []
+    assert job_env(job_env_tc="106", job_env_gid_index="3") == []  # -e name=value gives text
+
+
+@pytest.mark.parametrize("changes, expected", [
+    # a key that is no environment name adds a line (LD_PRELOAD) or a command to the files a job sources
+    ({"job_env_nccl_extra": {"NCCL_X\nLD_PRELOAD": "/tmp/x.so"}}, "job_env_nccl_extra: the key 'NCCL_X\\nLD_PRELOAD'"),
+    ({"job_env_ucx_extra": {"X=$(reboot)": 1}}, "job_env_ucx_extra: the key 'X=$(reboot)'"),
+    ({"job_env_nccl_extra": {"nccl_debug": "INFO"}}, "job_env_nccl_extra: the key 'nccl_debug'"),
+    ({"job_env_nccl_extra": {"NCCL_DEBUG": "INFO\nLD_PRELOAD=/tmp/x.so"}}, "job_env_nccl_extra[NCCL_DEBUG]: "),
+    ({"job_env_ucx_extra": {"UCX_TLS": "rc $(reboot)"}}, "job_env_ucx_extra[UCX_TLS]: 'rc $(reboot)'"),
+    ({"job_env_nccl_extra": {"NCCL_IB_TIMEOUT": float("nan")}}, "job_env_nccl_extra[NCCL_IB_TIMEOUT]: nan"),
+    # paths: '..' leaves the folder meant; a relative path or a blank is no file the role can own
+    ({"job_env_env_file_path": "/etc/../root/.bashrc"}, "job_env_env_file_path: '/etc/../root/.bashrc'"),
+    ({"job_env_nccl_conf_path": "etc/nccl.conf"}, "job_env_nccl_conf_path: 'etc/nccl.conf'"),
+    ({"job_env_profile_path": "/etc/profile.d/x y.sh"}, "job_env_profile_path: "),
+    ({"job_env_profile_path": "/etc/nccl.conf"}, "job_env_profile_path: '/etc/nccl.conf' is also job_env_nccl_conf_path"),
+    ({"job_env_tc": 300}, "job_env_tc: 300 is not allowed; allowed: a whole number from 0 to 255"),
+    ({"job_env_tc": "106; reboot"}, "job_env_tc: "),
+    ({"job_env_gid_index": "three"}, "job_env_gid_index: 'three'"),
+    ({"job_env_devices": ["mlx5_0", "rxe9;x"]}, "job_env_devices[1]: 'rxe9;x'"),
+    ({"job_env_nccl_socket_ifname": "eth0 eth1"}, "job_env_nccl_socket_ifname: 'eth0 eth1'"),
+    ({"job_env_ucx_transports": "rc; reboot"}, "job_env_ucx_transports: transports: unknown UCX transport"),
+    ({"job_env_ucx_tcp_netdevs": ["eth0\n"]}, "job_env_ucx_tcp_netdevs: tcp_netdevs: "),
+    ({"job_env_openmpi_mca": {"btl tcp": "self"}}, "job_env_openmpi_mca: the key 'btl tcp'"),
+    ({"job_env_openmpi_mca": {"pml": "ucx; reboot"}}, "job_env_openmpi_mca[pml]: 'ucx; reboot'"),
+])
+def test_job_env_malformed_inputs_are_named(changes, expected):
+    errors = job_env(**changes)
+    assert len(errors) == 1 and errors[0].startswith(expected), errors
+
+
+def metrics(warnings=None, **changes):
+    values = defaults("rdma_metrics")
+    values.update(changes)
+    return role_vars.role_var_errors(values, "rdma_metrics", warnings=warnings)
+
+
+def test_rdma_metrics_defaults_and_real_settings_pass():
+    warnings = []
+    assert metrics(warnings) == [] and warnings == []
+    assert metrics(warnings, rdma_metrics_textfile_dir="/var/lib/node_exporter/textfile_collector",
+                   rdma_metrics_rules_dir="/etc/prometheus/rules.d", rdma_metrics_interval=20,
+                   rdma_metrics_expected_ports=[{"match": "mlx5_*", "rate_gbps": 400}, {"match": "rxe0/1"},
+                                                {"match": "mlx5_1/1", "rate_gbps": None}]) == []
+    assert warnings == []
+
+
+@pytest.mark.parametrize("changes, expected", [
+    # ReadWritePaths= of the collector's unit: a blank adds a folder, / or /etc opens the system to it
+    ({"rdma_metrics_textfile_dir": "/var/lib/prometheus/node-exporter /etc"}, "rdma_metrics_textfile_dir: "),
+    ({"rdma_metrics_textfile_dir": "/"}, "rdma_metrics_textfile_dir: '/'"),
+    ({"rdma_metrics_textfile_dir": "/etc"}, "rdma_metrics_textfile_dir: '/etc' is not allowed; allowed: a folder below"),
+    ({"rdma_metrics_textfile_dir": "/var/lib/../../etc"}, "rdma_metrics_textfile_dir: '/var/lib/../../etc'"),
+    ({"rdma_metrics_textfile_dir": "/var/lib/%h"}, "rdma_metrics_textfile_dir: '/var/lib/%h'"),
+    ({"rdma_metrics_lossless_saved_dir": "/etc/rdma-fabric/../x"}, "rdma_metrics_lossless_saved_dir: "),
+    ({"rdma_metrics_rules_dir": "rules"}, "rdma_metrics_rules_dir: 'rules'"),
+    ({"rdma_metrics_lossless_unit": "rdma fabric.service"}, "rdma_metrics_lossless_unit: 'rdma fabric.service'"),
+    ({"rdma_metrics_interval": 5}, "rdma_metrics_interval: 5"),
+    ({"rdma_metrics_interval": 10 ** 9}, "rdma_metrics_interval: 1000000000"),
+    ({"rdma_metrics_expected_ports": "mlx5_0"}, "rdma_metrics_expected_ports: 'mlx5_0'"),
+    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0/1"}, {"match": 'mlx5"0}'}]},
+     "rdma_metrics_expected_ports[1].match: 'mlx5\"0}'"),
+    ({"rdma_metrics_expected_ports": [{"device": "mlx5_0"}]}, "rdma_metrics_expected_ports[0]: {'device': 'mlx5_0'}"),
+    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0", "colour": 1}]}, "rdma_metrics_expected_ports[0]: unknown key"),
+    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0", "rate_gbps": -100}]}, "rdma_metrics_expected_ports[0].rate_gbps: -100"),
+    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0", "rate_gbps": 0}]}, "rdma_metrics_expected_ports[0].rate_gbps: 0"),
+    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0", "rate_gbps": float("nan")}]},
+     "rdma_metrics_expected_ports[0].rate_gbps: nan"),
+    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0", "rate_gbps": float("inf")}]},
+     "rdma_metrics_expected_ports[0].rate_gbps: inf"),
+    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0", "rate_gbps": True}]},
+     "rdma_metrics_expected_ports[0].rate_gbps: True"),
+])
+def test_rdma_metrics_malformed_inputs_are_named(changes, expected):
+    errors = metrics(**changes)
+    assert len(errors) == 1 and errors[0].startswith(expected), errors
+
+
+def test_rdma_metrics_long_interval_is_a_warning_shown_by_the_filter(monkeypatch):
+    warnings = []
+    assert metrics(warnings, rdma_metrics_interval=900) == []
+    assert warnings == ["rdma_metrics_interval: 900 s between two runs: a port that goes down is seen that late, and "
+                        "the alert RdmaFabricCollectorStale (last run older than 600 s) fires between runs"]
+    shown = []
+    monkeypatch.setattr(role_var_errors_filter.Display, "warning", lambda self, msg, *a, **kw: shown.append(msg))
+    values = dict(defaults("rdma_metrics"), rdma_metrics_interval=900)
+    assert role_var_errors(values, "rdma_metrics") == []
+    assert shown == ["rdma.fabric.rdma_metrics: " + warnings[0]]
+
+
+def test_host_tools_python_goes_into_exec_lines_unquoted():
+    assert role_var_errors(defaults("host_tools"), "host_tools") == []
+    assert role_var_errors({"host_tools_python": "/opt/python3.11/bin/python3"}, "host_tools") == []
+    for bad in ("/usr/bin/python3 -c evil", "python3", "/usr/bin/../../tmp/python3", "/usr/bin/python3\nExecStartPre=x"):
+        errors = role_var_errors({"host_tools_python": bad}, "host_tools")
+        assert len(errors) == 1 and errors[0].startswith("host_tools_python: %r is not allowed" % bad), errors
+
+
+@pytest.mark.parametrize("checksum", ["sha256:abc", "md5:" + "0" * 32, "sha256:" + "0" * 64 + "\nx", "0" * 64])
+def test_mofed_mlnx_ofed_checksum_form(checksum):
+    errors = mofed(mofed_mlnx_ofed_checksum=checksum)
+    assert len(errors) == 1 and errors[0].startswith("mofed_mlnx_ofed_checksum: %r is not allowed" % checksum), errors

@@ -83,7 +83,8 @@ def test_settings_unset_is_not_staged():
     assert rollout.settings(None, None, HOSTS) == {"job": "whole", "host_stages": True, "fleet_stages": True,
                                                    "staged": False, "all_at_once": True, "serial": [],
                                                    "max_fail_percentage": 0, "batches": [], "batch_reboot": False,
-                                                   "batch_reboot_timeout": 900}
+                                                   "batch_reboot_timeout": 900, "k8s_drain_timeout": 600,
+                                                   "warnings": []}
 
 
 @pytest.mark.parametrize("job,host_stages,fleet_stages", [
@@ -94,9 +95,14 @@ def test_settings_job_says_which_stages_run(job, host_stages, fleet_stages):
         s = rollout.settings(serial, None, HOSTS, job=job)
         assert (s["job"], s["host_stages"], s["fleet_stages"]) == (job or "whole", host_stages, fleet_stages)
         # batches cut the host stages: a run without them (the fleet job) has none, whatever the serial
+        # (and nothing to warn about: a one-batch serial or max_fail_percentage 100 is the slices' business)
         assert s["staged"] is (bool(serial) and host_stages)
         assert s["all_at_once"] is (host_stages and not serial)
         assert [len(b) for b in s["batches"]] == ([1, 5, 4] if s["staged"] else [])
+    fleet = rollout.settings("100%", 100, HOSTS, job="fleet")
+    assert fleet["batches"] == [] and fleet["warnings"] == []
+    with pytest.raises(rollout.RolloutError, match="rdma_fabric_serial: '100%' puts all 10 hosts in one batch"):
+        rollout.settings("100%", 100, HOSTS, job="slice")
 
 
 @pytest.mark.parametrize("value", ["Slice", "all", "", " fleet", "fleet\n", True, 1, ["slice"], {"job": "slice"}])
@@ -160,6 +166,65 @@ def test_settings_staged():
     assert [len(b) for b in s["batches"]] == [1, 5, 4]
 
 
+@pytest.mark.parametrize("value,expected", [(None, 600), (1, 1), ("600", 600), (86400, 86400)])
+def test_k8s_drain_timeout_accepted(value, expected):
+    assert rollout.settings(None, None, HOSTS, k8s_drain_timeout=value)["k8s_drain_timeout"] == expected
+
+
+@pytest.mark.parametrize("value", ["abc", 0, -1, 10 ** 9, "86401", 1.5, True, "600\n", [600]])
+def test_k8s_drain_timeout_rejected_before_any_batch_whether_staged_or_not(value):
+    """The drain's own wait_timeout would fail at batch 1's drain, after the pre-batch hook ran."""
+    for serial in (None, 1):
+        with pytest.raises(rollout.RolloutError) as e:
+            rollout.settings(serial, None, HOSTS, k8s_drain_timeout=value)
+        assert str(e.value) == ("rdma_fabric_k8s_drain_timeout: %r is not accepted; accepted: a whole number of "
+                                "seconds from 1 to 86400 (e.g. 600 or \"600\"); unset: 600" % (value,))
+
+
+@pytest.mark.parametrize("serial", ["100%", 1000, 10, [10], [1000, 1], "10"])
+def test_one_batch_for_the_whole_fleet_needs_the_explicit_flag(serial):
+    with pytest.raises(rollout.RolloutError) as e:
+        rollout.settings(serial, None, HOSTS)
+    assert str(e.value).startswith("rdma_fabric_serial: %r puts all 10 hosts in one batch" % (serial,))
+    assert "rdma_fabric_allow_single_batch: true to accept it" in str(e.value)
+    s = rollout.settings(serial, None, HOSTS, allow_single_batch=True)
+    assert s["batches"] == [HOSTS] and s["warnings"] == [
+        "rdma_fabric_serial: %r puts all 10 hosts in one batch (accepted with rdma_fabric_allow_single_batch: true): "
+        "every host changes at once" % (serial,)]
+    with pytest.raises(rollout.RolloutError, match="rdma_fabric_allow_single_batch: 'perhaps' is not accepted"):
+        rollout.settings(serial, None, HOSTS, allow_single_batch="perhaps")
+    # one host is one batch whatever the serial; unset serial is the all-at-once path (not staged)
+    assert rollout.settings(serial, None, ["n01"])["warnings"] == []
+    assert rollout.settings(None, None, HOSTS)["batches"] == []
+
+
+@pytest.mark.parametrize("value", ["ture", 1, "on", "perhaps"])
+def test_the_drain_and_validation_flags_are_checked_strictly(value):
+    """rdma_fabric_slurm_drain: "ture" would read as false (Ansible's bool filter): no drain, on a busy node."""
+    with pytest.raises(rollout.RolloutError) as e:
+        rollout.settings(1, None, HOSTS, flags={"rdma_fabric_slurm_drain": value, "rdma_fabric_k8s_drain": None})
+    assert str(e.value).startswith("rdma_fabric_slurm_drain: %r is not accepted; accepted: true or false" % (value,))
+    assert rollout.settings(1, None, HOSTS, flags={"rdma_fabric_slurm_drain": "yes", "rdma_fabric_k8s_drain": None})
+
+
+def test_max_fail_percentage_of_100_is_a_warning():
+    s = rollout.settings([1, "100%"], 100, HOSTS)
+    assert [len(b) for b in s["batches"]] == [1, 9]
+    assert s["warnings"] == ["rdma_fabric_max_fail_percentage: 100 stops the rollout only where every host of a batch "
+                             "failed (as Ansible does): the next batch runs after one in which all hosts but one failed "
+                             "their health gate"]
+    assert rollout.settings([1, "100%"], 99, HOSTS)["warnings"] == []
+    assert rollout.settings(None, 100, HOSTS)["warnings"] == []  # not staged: no batch to stop
+
+
+def test_the_filter_shows_the_warnings(monkeypatch):
+    from ansible_collections.rdma.fabric.plugins.filter import rollout as rollout_filter
+    shown = []
+    monkeypatch.setattr(rollout_filter.Display, "warning", lambda self, msg, *a, **kw: shown.append(msg))
+    result = rollout_filter.rollout_settings([1, "100%"], 100, HOSTS)
+    assert shown == ["rdma.fabric rollout: " + w for w in result["warnings"]] and len(shown) == 1
+
+
 def test_batch_number_and_reference():
     s = rollout.settings([1, 3], 0, HOSTS)
     assert rollout.batch(s, ["n01"], []) == {"number": 1, "of": 4, "hosts": ["n01"], "reference": None}
@@ -213,6 +278,9 @@ def test_drain_plan_drains_only_hosts_that_change_and_every_unknown(tmp_path):
     ('{"check_mode": false, "hosts": {}}', "is not the plan of a check-mode run"),
     ('{"check_mode": true}', "is not the plan of a check-mode run"),
     ("[]", "is not the plan of a check-mode run"),
+    # a negative count would read as "nothing to change": the host would not be drained
+    ('{"check_mode": true, "hosts": {"n1": {"changes": -1, "stages": {}}}}', "hosts.n1.changes is -1, not a count"),
+    ('{"check_mode": true, "hosts": {"n1": {"changes": true, "stages": {}}}}', "hosts.n1.changes is True, not a count"),
 ])
 def test_drain_plan_refuses_what_is_not_a_check_mode_plan(tmp_path, content, words):
     path = tmp_path / "plan.json"

@@ -83,6 +83,8 @@ def test_plan_leaves_out_hosts_without_a_usable_endpoint():
     ({"iterations": 0}, "iterations: 0 is out of range"),
     ({"time_budget_s": "soon"}, "time_budget_s: 'soon' is out of range"),
     ({"script": ""}, "script: the allreduce benchmark's source is required"),
+    ({"nccl_binary": "all_reduce_perf\nx"}, "nccl_binary: 'all_reduce_perf\\nx' is not allowed"),
+    ({"nccl_binary": "/opt/../bin/sh"}, "nccl_binary: '/opt/../bin/sh' is not allowed"),
 ])
 def test_plan_rejects_bad_input(kwargs, words):
     args = {"script": "pass"}
@@ -234,3 +236,13 @@ def test_perftest_result_from_the_captured_rows_and_a_misread_count():
     wrong = wl.perftest_result(dict(lat, iterations=1000), client=client, server={"finished": 1, "rc": 0})
     assert wrong["passed"] is False
     assert "the result row counts 100 iterations, 1000 were asked for" in wrong["message"]
+
+
+def test_the_filter_names_the_variable_an_option_came_from():
+    from ansible.errors import AnsibleFilterError
+    from ansible_collections.rdma.fabric.plugins.filter.workload import workload_plan
+    with pytest.raises(AnsibleFilterError) as err:
+        workload_plan({}, [], {}, script="pass", timeout=10 ** 9,
+                      var_names={"timeout": "rdma_validate_workload_timeout"})
+    assert str(err.value).startswith("workload_plan: rdma_validate_workload_timeout (timeout): 1000000000 is out")
+    assert workload_plan({}, [], {}, script="pass", nccl_binary="/opt/nccl-tests/build/all_reduce_perf")["hosts"] == []

@@ -136,7 +136,9 @@ def test_check_mode_writes_nothing_and_diff_shows_the_files(tmp_path):
 def test_drifted_file_is_rewritten(tmp_path):
     rc, tasks, files, stats = run_role(tmp_path, "lab_rxe_lab1")
     assert rc == 0
-    (tmp_path / "etc" / "ucx" / "ucx.conf").write_text("UCX_TLS=tcp\n")
+    # an edit by hand that keeps the role's header (its marker line)
+    ucx = tmp_path / "etc" / "ucx" / "ucx.conf"
+    ucx.write_text("".join(ucx.read_text().splitlines(True)[:2]) + "UCX_TLS=tcp\n")
     rc, tasks, again, stats = run_role(tmp_path, "lab_rxe_lab1")
     assert rc == 0 and again == files
     assert [r["__job_env_file"]["path"].endswith("ucx.conf") for r in tasks["Write the settings files"]["results"]
@@ -144,13 +146,16 @@ def test_drifted_file_is_rewritten(tmp_path):
 
 
 @pytest.mark.parametrize("bad, words", [
-    ({"job_env_tc": 300}, "job_env_tc must be 'auto' or a ToS byte 0-255"),
-    ({"job_env_ucx_conf_path": "etc/ucx.conf"}, "must be absolute file paths"),
+    ({"job_env_tc": 300}, "job_env_tc: 300 is not allowed; allowed: a whole number from 0 to 255"),
+    ({"job_env_ucx_conf_path": "etc/ucx.conf"}, "job_env_ucx_conf_path: 'etc/ucx.conf' is not allowed"),
     ({"job_env_ucx_transports": ["verbs"]}, "unknown UCX transport 'verbs'"),
-    ({"job_env_ucx_extra": {"UCX_TLS": "rc $(reboot)"}}, "these settings have characters"),
+    ({"job_env_ucx_extra": {"UCX_TLS": "rc $(reboot)"}}, "job_env_ucx_extra[UCX_TLS]: 'rc $(reboot)'"),
+    # a key that is no environment name would add a line to nccl.conf and job.env
+    ({"job_env_nccl_extra": {"NCCL_X\nLD_PRELOAD": "/tmp/x.so"}}, "job_env_nccl_extra: the key 'NCCL_X\\nLD_PRELOAD'"),
     # a glob no device name can match would leave NCCL without RDMA (NCCL_IB_DISABLE=1), silently
-    ({"job_env_devices": ["rxe9;x"]}, "job_env_devices must be RDMA device names or shell globs"),
-    ({"job_env_nccl_conf_path": "/etc/nccl.conf", "job_env_profile_path": "/etc/nccl.conf"}, "'job_env_profile_path': '/etc/nccl.conf'"),
+    ({"job_env_devices": ["rxe9;x"]}, "job_env_devices[0]: 'rxe9;x' is not allowed"),
+    ({"job_env_nccl_conf_path": "/etc/nccl.conf", "job_env_profile_path": "/etc/nccl.conf"},
+     "job_env_profile_path: '/etc/nccl.conf' is also job_env_nccl_conf_path"),
 ])
 def test_bad_variables_fail_before_anything_is_written(tmp_path, bad, words):
     rc, tasks, files, stats = run_role(tmp_path, "lab_rxe_lab1", bad)
@@ -168,3 +173,21 @@ def test_absent_removes_the_files(tmp_path):
     assert files == dict((rel, None) for rel in FILES)
     rc, tasks, files, stats = run_role(tmp_path, "lab_rxe_lab1", {"job_env_state": "absent"})
     assert rc == 0 and stats["changed"] == 0
+
+
+@pytest.mark.parametrize("state", ["present", "absent"])
+def test_a_file_the_role_did_not_write_is_neither_replaced_nor_removed(tmp_path, state):
+    """/etc/nccl.conf of another tool (or job_env_nccl_conf_path pointed at /etc/shadow): no marker line, so the role
+    refuses before any change, naming the variable, and the file is as it was."""
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "nccl.conf").write_text("NCCL_DEBUG=WARN\n")
+    rc, tasks, files, stats = run_role(tmp_path, "lab_rxe_lab1", {"job_env_state": state})
+    assert rc != 0
+    expected = dict((rel, None) for rel in FILES)
+    expected["nccl.conf"] = "NCCL_DEBUG=WARN\n"
+    assert files == expected
+    failed = [r for r in tasks.values() if r.get("failed")]
+    assert failed and failed[0]["msg"].startswith(
+        "rdma.fabric.job_env: nothing was changed: job_env_nccl_conf_path: %s exists and is not a file "
+        "rdma.fabric.job_env wrote (no line '# Written by rdma.fabric.job_env')" % (etc / "nccl.conf")), failed

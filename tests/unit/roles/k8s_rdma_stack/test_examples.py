@@ -54,20 +54,19 @@ def test_example_pod():
 
 
 def test_example_raycluster():
-    ray = _yaml("docs", "examples", "rdma-raycluster.yaml")
+    """The one RayCluster example: every pod template (head and workers) validates as a Pod, asks for one device of
+    each default shared resource and eight GPUs, locks memory, and reads its node pool's NCCL ConfigMap."""
+    ray = _yaml("docs", "examples", "raycluster-rdma.yaml")
     assert ray["apiVersion"] == "ray.io/v1" and ray["kind"] == "RayCluster"
     templates = [ray["spec"]["headGroupSpec"]["template"]] + [g["template"] for g in ray["spec"]["workerGroupSpecs"]]
     for i, template in enumerate(templates):
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "template-%d" % i}, "spec": template["spec"]}
         kubernetes_validate.validate(pod, "1.33.0", strict=True)
-    worker = ray["spec"]["workerGroupSpecs"][0]["template"]["spec"]
-    _check_pod_spec(worker, [RESOURCE, "rdma/rdma_shared_device_b"])
-    assert worker["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == 8
-
-
-def test_users_raycluster_reads_its_pools_nccl_configmap():
-    ray = _yaml("docs", "examples", "raycluster-rdma.yaml")
-    for template in [ray["spec"]["headGroupSpec"]["template"]] + [g["template"] for g in ray["spec"]["workerGroupSpecs"]]:
+        container = template["spec"]["containers"][0]
+        for name in (RESOURCE, "rdma/rdma_shared_device_b"):
+            assert container["resources"]["limits"][name] == container["resources"]["requests"][name] == 1
+        assert container["resources"]["limits"]["nvidia.com/gpu-h800"] == 8
+        assert "IPC_LOCK" in container["securityContext"]["capabilities"]["add"]
         _check_nccl(template["spec"])
 
 
@@ -78,7 +77,7 @@ def test_default_resources_are_what_the_examples_request():
     assert names == ["rdma/rdma_shared_device_a", "rdma/rdma_shared_device_b"]
     splits = [r["split"] for r in DEFAULTS["k8s_rdma_stack_shared_devices"]]
     assert splits == [{"part": 1, "parts": 2}, {"part": 2, "parts": 2}]
-    for example in ("rdma-raycluster.yaml", "raycluster-rdma.yaml", "rdma-pod.yaml"):
+    for example in ("raycluster-rdma.yaml", "rdma-pod.yaml"):
         with open(os.path.join(ROOT, "docs", "examples", example)) as f:
             for doc in yaml.safe_load_all(f):
                 text = yaml.safe_dump(doc)

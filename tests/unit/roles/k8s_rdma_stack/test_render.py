@@ -493,13 +493,23 @@ def test_default_two_resources_per_pool_and_single_port_pools(tmp_path):
         {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 63, "selectors": {
             "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"]}}]
     assert "shared device resources rdma_shared_device_a, rdma_shared_device_b" in proc.stdout
-    assert "WARNING k8s_rdma_stack: no node pool gives" not in proc.stdout
-    # single-port pools only: b is left out, with a warning naming the pools
+    # an Ansible warning names the one-port pool and why; gpu-7's pool gives b a port
+    text = " ".join(proc.stdout.split())
+    gap = ("[WARNING]: rdma.fabric.rdma_shared_dev_plugin_config: the node pool of %s gives no ACTIVE RDMA port to "
+           "rdma/rdma_shared_device_b: it has 1 RDMA port(s) to share out (%s) and part 2 of 2 is empty: a device is "
+           "in at most one resource; pods asking for rdma/rdma_shared_device_b do not run on its nodes (they stay "
+           "Pending).")
+    assert gap % ("roce-a", "mlx5_0:1") in text, text[-3000:]
+    assert "the node pool of gpu-7" not in text and "left out of the config" not in text
+    # single-port pools only: b is left out, with a warning per pool and one for the resource
     proc, out = run_role(tmp_path / "one", {"roce-a": "roce-a", "ib-a": "ib-a"}, {})
     config = json.loads(validate_output(out)[0][("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
     assert [e["resourceName"] for e in config["configList"]] == ["rdma_shared_device_a"]
-    assert "WARNING k8s_rdma_stack: no node pool gives an ACTIVE RDMA port to rdma_shared_device_b" in proc.stdout
-    assert re.search(r"Node pools: ib1-[0-9a-f]{8} = ib-a; roce1-[0-9a-f]{8} = roce-a\.", " ".join(proc.stdout.split()))
+    text = " ".join(proc.stdout.split())
+    assert gap % ("roce-a", "mlx5_0:1") in text and gap % ("ib-a", "mlx5_0:1") in text, text[-3000:]
+    assert ("[WARNING]: rdma.fabric.rdma_shared_dev_plugin_config: rdma_shared_device_b is left out of the config: no "
+            "node pool gives it an ACTIVE RDMA port") in text
+    assert re.search(r"\(ib1-[0-9a-f]{8} = ib-a; roce1-[0-9a-f]{8} = roce-a\)", text)
 
 
 def test_overlapping_resources_stop_the_role_naming_nodes_and_devices(tmp_path):

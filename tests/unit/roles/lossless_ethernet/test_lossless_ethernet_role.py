@@ -53,6 +53,16 @@ def test_the_profile():
     assert defaults["lossless_ethernet_roce_mode"] == "v2"
 
 
+def _tasks(task_list):
+    """Every task of a task list, those inside blocks (block, rescue, always) included."""
+    out = []
+    for task in task_list:
+        out.append(task)
+        for section in ("block", "rescue", "always"):
+            out.extend(_tasks(task.get(section) or []))
+    return out
+
+
 def test_role_passes_every_qos_option_the_module_has_in_one_call():
     """The role's per-port keys are exactly roce_qos's port options (less the other names and the addressing),
     and the role passes its whole port list in one call."""
@@ -60,7 +70,7 @@ def test_role_passes_every_qos_option_the_module_has_in_one_call():
     assert set(role_keys) == set(model.ALL_KEYS + model.RUN_KEYS)
     defaults = _yaml("lossless_ethernet", "defaults", "main.yml")
     assert all("lossless_ethernet_" + k in defaults for k in role_keys)
-    tasks = [t for t in _yaml("lossless_ethernet", "tasks", "main.yml") if "rdma.fabric.roce_qos" in t]
+    tasks = [t for t in _tasks(_yaml("lossless_ethernet", "tasks", "main.yml")) if "rdma.fabric.roce_qos" in t]
     # one call applies; one (check mode, only before the first apply to a port) reads what state absent puts back
     applying = [t for t in tasks if not t.get("check_mode")]
     assert len(applying) == 1 and "loop" not in applying[0]

@@ -85,6 +85,9 @@ def test_rules_use_only_metrics_the_collector_writes(tmp_path):
 # host runtime; nothing is written): what it would write, from the diff
 # --------------------------------------------------------------------------
 PLAYBOOK = os.path.join(HERE, "check_mode.yml")
+# Check mode writes nothing; a folder this machine does not have (the role confines the folder to /var/lib and the
+# like: it goes into the collector unit's ReadWritePaths=).
+TEXTFILE_DIR = "/var/lib/rdma-fabric-test/textfile"
 
 
 def run_role(tmp_path, extra_vars):
@@ -126,14 +129,14 @@ def _afters(result):
 def test_check_mode_writes_nothing_and_shows_every_file(tmp_path):
     rc, tasks = run_role(tmp_path, {"rdma_metrics_expected_ports": [{"match": "mlx5_*", "rate_gbps": 400}, {"match": "rxe0/1"}],
                                     "rdma_metrics_interval": 30, "rdma_metrics_health_slurm_drain": True,
-                                    "rdma_metrics_textfile_dir": str(tmp_path / "textfile")})
+                                    "rdma_metrics_textfile_dir": TEXTFILE_DIR})
     assert rc == 0, tasks
     config = list(_afters(tasks["Write the collector's configuration"][0]).values())
     assert len(config) == 1
     text = config[0]
     cfg = metrics.check_config(json.loads(text))  # what the role writes, the collector accepts
     assert cfg["expected_ports"] == [{"match": "mlx5_*", "rate_gbps": 400.0}, {"match": "rxe0/1", "rate_gbps": None}]
-    assert cfg["textfile"] == str(tmp_path / "textfile" / "rdma_fabric.prom")
+    assert cfg["textfile"] == TEXTFILE_DIR + "/rdma_fabric.prom"
     # The version the role reads: MANIFEST.json in an installed collection, galaxy.yml in a source tree.
     top = os.path.join(ROLE, "..", "..")
     if os.path.exists(os.path.join(top, "MANIFEST.json")):
@@ -147,7 +150,7 @@ def test_check_mode_writes_nothing_and_shows_every_file(tmp_path):
     unit = files["/etc/systemd/system/rdma-fabric-metrics.service"]
     assert ("ExecStart=/usr/bin/python3 -E -s /usr/lib/rdma-fabric/rdma-fabric.pyz metrics --config /etc/rdma-fabric/metrics.json\n"
             in unit)
-    assert "ReadWritePaths=%s -/sys/kernel/config\n" % (tmp_path / "textfile") in unit
+    assert "ReadWritePaths=%s -/sys/kernel/config\n" % TEXTFILE_DIR in unit
     assert "OnUnitActiveSec=30s\n" in files["/etc/systemd/system/rdma-fabric-metrics.timer"]
     assert files["/usr/local/sbin/rdma-fabric-health-check"].endswith(
         "exec /usr/bin/python3 -E -s /usr/lib/rdma-fabric/rdma-fabric.pyz health-check --config /etc/rdma-fabric/metrics.json "
@@ -159,16 +162,22 @@ def test_check_mode_writes_nothing_and_shows_every_file(tmp_path):
 
 
 def test_auto_expected_ports_on_a_host_without_rdma(tmp_path):
-    rc, tasks = run_role(tmp_path, {"rdma_metrics_textfile_dir": str(tmp_path / "textfile")})
+    rc, tasks = run_role(tmp_path, {"rdma_metrics_textfile_dir": TEXTFILE_DIR})
     assert rc == 0, tasks
     config = list(_afters(tasks["Write the collector's configuration"][0]).values())
     assert len(config) == 1 and json.loads(config[0])["expected_ports"] == []
 
 
 @pytest.mark.parametrize("variables, needle", [
-    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0/x"}]}, "rdma_metrics_expected_ports auto or a list of"),
+    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0/x"}]}, "rdma_metrics_expected_ports[0].match: 'mlx5_0/x'"),
+    ({"rdma_metrics_expected_ports": [{"match": "mlx5_0/1", "rate_gbps": -100}]},
+     "rdma_metrics_expected_ports[0].rate_gbps: -100"),
     # a line break in a path would end the line of the unit file it is written into (ReadWritePaths=)
-    ({"rdma_metrics_textfile_dir": "/var/lib/node-exporter\nExecStartPre=/bin/sh"}, "absolute paths without line breaks"),
+    ({"rdma_metrics_textfile_dir": "/var/lib/node-exporter\nExecStartPre=/bin/sh"}, "rdma_metrics_textfile_dir: "),
+    # a blank would add another writable folder to ReadWritePaths=; / or /etc make the system writable
+    ({"rdma_metrics_textfile_dir": "/var/lib/prometheus/node-exporter /etc"}, "rdma_metrics_textfile_dir: "),
+    ({"rdma_metrics_textfile_dir": "/etc"}, "allowed: a folder below /var/lib"),
+    ({"rdma_metrics_textfile_dir": "/var/lib/x/../../../etc"}, "without '.' or '..' parts"),
 ])
 def test_bad_variables_are_refused_before_anything(tmp_path, variables, needle):
     rc, tasks = run_role(tmp_path, variables)

@@ -287,3 +287,35 @@ def test_list_form_errors_name_the_port(params, param, needle):
     with pytest.raises(ValidationError) as exc:
         model.port_requests(params)
     assert exc.value.param == param and needle in str(exc.value)
+
+
+@pytest.mark.parametrize("options, words", [
+    # PFC on priority 3, RoCE's DSCP 26 mapped to priority 4: RoCE traffic is lossy
+    (dict(trust="dscp", pfc=[3], dscp2prio={26: 4}, roce_tos=106),
+     "roce_tos: 106 is DSCP 26, which dscp2prio maps to priority 4, but pfc is on priority 3"),
+    # roce_tos 0: DSCP 0, priority 0 by the default map
+    (dict(trust="dscp", pfc=[3], roce_tos=0), "roce_tos: 0 is DSCP 0, which the default DSCP map (DSCP >> 3) maps to "
+                                              "priority 0, but pfc is on priority 3"),
+    (dict(pfc=[0, 1, 2, 3, 4, 5, 6, 7]), "pfc: PFC on all eight priorities makes every traffic class lossless"),
+    (dict(trust="dscp", pfc=[3], dscp2prio={26: 3}, roce_tos=106, cnp={"priority": 3}),
+     "cnp: congestion notifications (CNPs) go on priority 3, which pfc makes lossless"),
+    (dict(trust="dscp", pfc=[3], dscp2prio={26: 3, 48: 3}, roce_tos=106, cnp={"dscp": 48}),
+     "cnp: congestion notifications (CNPs) go on priority 3"),
+])
+def test_valid_but_risky_settings_are_named_with_the_risk(options, words):
+    warnings = model.risks(model.normalise(options), "ports[1].")
+    assert len(warnings) == 1 and warnings[0].startswith("ports[1]." + words), warnings
+
+
+def test_the_common_profile_has_no_risk():
+    assert model.risks(model.normalise(dict(trust="dscp", pfc=[3], dscp2prio={26: 3, 48: 6}, roce_tos=106,
+                                            cnp={"dscp": 48, "priority": 6}))) == []
+    assert model.risks(model.normalise(dict(trust="dscp", pfc=[3], roce_tos=106))) == []   # DSCP 26 >> 3 = 3
+    assert model.risks(model.normalise(dict(trust="pcp", pfc=[3], roce_tos=0))) == []      # PCP: not known here
+
+
+@pytest.mark.parametrize("key", [" 26", "26 ", "\t26", "+26"])
+def test_a_dscp_key_with_a_blank_or_sign_is_refused(key):
+    with pytest.raises(model.ValidationError) as e:
+        model.normalise(dict(dscp2prio={key: 3}))
+    assert e.value.param == "dscp2prio" and "is not an integer" in str(e.value)

@@ -19,7 +19,7 @@ import pytest
 
 from ansible_collections.rdma.fabric.plugins.module_utils.common import qos_model as model
 from ansible_collections.rdma.fabric.plugins.module_utils.qos import backend, engine
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.common import CommandRunner
+from ansible_collections.rdma.fabric.plugins.module_utils.qos.commands import CommandRunner
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.port import PortRef
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree

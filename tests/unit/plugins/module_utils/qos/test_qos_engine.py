@@ -18,6 +18,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import Appl
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError, ValidationError
 from ansible_collections.rdma.fabric.plugins.module_utils.facts.sysfs import SysfsTree
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
+    DcbPort,
     FakeMlnxQos,
     FakeModule,
     LabEngine,
@@ -185,6 +186,24 @@ def test_unsupported_warn_applies_tos_mode_mtu(lab):
     assert SysfsTree(lab.sysfs).read_int(SysfsTree(lab.sysfs).sys("class", "net", "eth1", "mtu")) == 9000
     r2, _w = lab.run(netdev="eth1", on_unsupported="warn", roce_tos=106, roce_mode="v1", mtu=9000, **PROFILE)
     assert r2["changed"] is False
+
+
+def test_netdev_in_sysfs_but_not_on_the_host_is_said_so(tmp_path, monkeypatch):
+    """sysfs_path lists eth1 but dcb's network namespace has no such netdev (a sysfs copy, a container without the
+    host's network): the DCB options are reported as not doable there, naming why, never as a DCB read error."""
+    lab = Lab(tmp_path, monkeypatch, dcb_ports={"dcbsim0": DcbPort()})
+    with pytest.raises(QosError) as exc:
+        lab.run(netdev="eth1", roce_tos=106, **PROFILE)
+    msg = str(exc.value)
+    assert msg.startswith("eth1 cannot do what was asked, nothing was changed: unsupported: trust, dscp2prio, pfc, "
+                          "prio_tc, ets (eth1 is not a network interface of this host: `dcb pfc show` says "
+                          "'Attribute read: No such device', although %s/class/net/eth1 lists it" % lab.sysfs), msg
+    assert "on_unsupported: warn" in msg and lab.host.changing_calls() == []
+    r, w = lab.run(netdev="eth1", on_unsupported="warn", check_mode=True, roce_tos=106, **PROFILE)
+    assert [s["option"] for s in r["unsupported"]] == ["trust", "dscp2prio", "pfc", "prio_tc", "ets"]
+    assert len(w) == 1 and w[0].startswith("eth1: skipped trust, dscp2prio, pfc, prio_tc, ets: eth1 is not a "
+                                           "network interface of this host")
+    assert r["backends"] == {"roce_tos": "configfs"}
 
 
 def test_pause_unsupported(lab):

@@ -66,6 +66,27 @@ def test_the_lock_is_free_again_when_the_holder_dies(holder):
         assert f.read() == ""       # released: no holder written
 
 
+def test_a_holder_killed_mid_run_leaves_a_record_the_next_run_says_is_gone(holder):
+    """SIGKILL gives the holder no chance to empty the file: the kernel frees the flock, the record stays; the
+    next holder warns, naming the dead holder, and writes its own record."""
+    path, pid = holder
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    with open(path) as f:
+        assert '"pid": %d' % pid in f.read()
+    warnings = []
+    with lock.held("roce_qos (Ansible)", 5, path=path, warn=warnings.append):
+        with open(path) as f:
+            assert '"pid": %d' % os.getpid() in f.read()
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith("the QoS lock %s held the record of pid %d (rdma-fabric qos-apply, since " % (path, pid))
+    assert "which is gone without releasing it (killed or crashed mid-run)" in warnings[0]
+    # released cleanly: the next run finds nothing to say
+    with lock.held("roce_qos (Ansible)", 5, path=path, warn=warnings.append):
+        pass
+    assert len(warnings) == 1
+
+
 def test_a_lock_that_cannot_be_created(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")

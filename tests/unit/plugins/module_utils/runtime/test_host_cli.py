@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 """The host runtime's entry point (module_utils/runtime/host_cli.py) and what the
 runtime may hold: every module_utils file is standard library only (it
-imports with ``ansible`` made unimportable) and parses as Python 3.7, the
-minimum the runtime states."""
+imports with ``ansible`` made unimportable) and parses as Python 3.8, the
+minimum the runtime states (tests/config.yml)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -17,16 +17,13 @@ import pytest
 
 from ansible_collections.rdma.fabric.plugins.module_utils.runtime import host_cli
 from ansible_collections.rdma.fabric.tests.unit.plugins.action.run_playbook import collections_path
+from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.test_layout import py_files
 
 MODULE_UTILS = os.path.dirname(os.path.dirname(os.path.abspath(host_cli.__file__)))
 
 
 def module_utils_files():
-    out = []
-    for dirpath, dirnames, filenames in os.walk(MODULE_UTILS):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        out += [os.path.join(dirpath, n) for n in sorted(filenames) if n.endswith(".py")]
-    return out
+    return py_files(MODULE_UTILS)
 
 
 def import_name(path):
@@ -60,9 +57,9 @@ def test_every_module_utils_file_imports_without_ansible():
 
 
 @pytest.mark.parametrize("path", module_utils_files(), ids=lambda p: os.path.relpath(p, MODULE_UTILS))
-def test_module_utils_parse_as_python_3_7(path):
+def test_module_utils_parse_as_python_3_8(path):
     with open(path) as f:
-        ast.parse(f.read(), filename=path, feature_version=(3, 7))
+        ast.parse(f.read(), filename=path, feature_version=(3, 8))
 
 
 def test_subcommands_are_module_utils_modules_with_cli_main():

@@ -89,9 +89,14 @@ def test_missing_configuration_file_means_defaults(tmp_path):
     ({"gpudirect": "yes"}, r"gpudirect: 'yes' is not allowed; choose one of auto, required, ignore"),
     ({"drift": "true"}, r"drift: expected true or false"),
     ({"expected_ports": "auto"}, r"expected_ports: expected a list of \{match, rate_gbps\}"),
-    ({"expected_ports": [{"match": "mlx5_0/a"}]}, r"expected_ports: match 'mlx5_0/a' must be an RDMA device name glob"),
-    ({"expected_ports": [{"match": "mlx5_0", "rate_gbps": -1}]}, r"rate_gbps of mlx5_0 must be a positive number"),
-    ({"expected_ports": [{"match": "mlx5_0", "speed": 1}]}, r"each entry must be \{match: DEVICE\[/PORT\] glob"),
+    ({"expected_ports": [{"match": "mlx5_0/a"}]}, r"expected_ports\[0\]\.match: 'mlx5_0/a' is not allowed; allowed: an RDMA"),
+    # a quote or brace would end the label value of a series (the textfile would not parse)
+    ({"expected_ports": [{"match": 'mlx5"0}'}]}, r"expected_ports\[0\]\.match: 'mlx5\"0}' is not allowed"),
+    ({"expected_ports": [{"match": "mlx5_0", "rate_gbps": -1}]}, r"expected_ports\[0\]\.rate_gbps: -1 is not allowed"),
+    ({"expected_ports": [{"match": "mlx5_0/1"}, {"match": "mlx5_1", "rate_gbps": float("nan")}]},
+     r"expected_ports\[1\]\.rate_gbps: nan is not allowed"),
+    ({"expected_ports": [{"match": "mlx5_0", "rate_gbps": float("inf")}]}, r"expected_ports\[0\]\.rate_gbps: inf"),
+    ({"expected_ports": [{"match": "mlx5_0", "speed": 1}]}, r"expected_ports\[0\]: each entry must be \{match: DEVICE"),
 ])
 def test_bad_configuration_names_the_key(raw, message):
     with pytest.raises(metrics.ConfigError, match=message):
@@ -282,6 +287,54 @@ def test_pfc_metrics_prefer_driver_counters_then_dcb(tmp_path):
 # --------------------------------------------------------------------------
 # the textfile and the command line
 # --------------------------------------------------------------------------
+def test_infinity_in_the_exposition_format():
+    w = metrics._Writer()
+    w.add("x", "gauge", "help", (("a", "1"),), float("inf"))
+    w.add("x", "gauge", "help", (("a", "2"),), float("-inf"))
+    w.add("x", "gauge", "help", (("a", "3"),), float("nan"))
+    assert w.text().splitlines()[2:] == ['x{a="1"} +Inf', 'x{a="2"} -Inf', 'x{a="3"} NaN']
+    promtool_check(w.text())
+
+
+def test_a_port_folder_that_vanishes_mid_read_says_so(tmp_path):
+    """The port's state file is gone when the collector reads it (the device went away between the listing and
+    the read): the expected port is reported down and the read error counted, not left without port_up."""
+    tree = tmp_path / "tree"
+    shutil.copytree(os.path.join(FIXTURES, "lab_rxe_lab1"), str(tree), symlinks=True)
+    port = os.path.join(str(tree), "sys", "devices", "virtual", "infiniband", "rxe0", "ports", "1")
+    os.unlink(os.path.join(port, "state"))
+    cfg = config(tmp_path, "lab_rxe_lab1", sysfs=str(tree / "sys"), expected_ports=[{"match": "rxe0/1"}])
+    snap = metrics.collect(cfg)
+    text = metrics.render(snap)
+    promtool_check(text)
+    assert value(text, "rdma_fabric_port_up", device="rxe0") == 0
+    assert value(text, "rdma_fabric_port_expected_up", device="rxe0") == 1
+    assert value(text, "rdma_fabric_collector_errors", section="ports") == 1
+    assert "rxe0/1: the port state could not be read" in snap.messages[0][1]
+
+
+def test_an_expected_port_or_device_that_is_gone_is_reported_down(tmp_path):
+    """An exact expected port that is not there gets port_up 0 and port_expected_up 1 (RdmaPortDown fires); an entry
+    that is a glob or a device without a port reports how many ports it found (RdmaExpectedPortsMissing at 0). The
+    health check says the same."""
+    from ansible_collections.rdma.fabric.plugins.module_utils.runtime import health_check
+    cfg = config(tmp_path, "lab_rxe_lab1", expected_ports=[{"match": "rxe0/1"}, {"match": "mlx5_0/1", "rate_gbps": 100},
+                                                           {"match": "mlx5_*"}, {"match": "rxe*"}])
+    snap = metrics.collect(cfg)
+    text = metrics.render(snap)
+    promtool_check(text)
+    assert value(text, "rdma_fabric_port_up", device="rxe0") == 1
+    assert value(text, "rdma_fabric_port_up", device="mlx5_0", port="1") == 0
+    assert value(text, "rdma_fabric_port_expected_up", device="mlx5_0", port="1") == 1
+    assert value(text, "rdma_fabric_port_expected_rate_bytes_per_second", device="mlx5_0") == 100 * 1.25e8
+    assert not [n for (n, lab) in samples(text) if n == "rdma_fabric_port_info" and ("device", "mlx5_0") in lab]
+    assert value(text, "rdma_fabric_expected_ports_found", match="mlx5_*") == 0
+    assert value(text, "rdma_fabric_expected_ports_found", match="rxe*") == 1
+    assert not [n for (n, lab) in samples(text) if n == "rdma_fabric_expected_ports_found" and ("match", "rxe0/1") in lab]
+    problems, _summary = health_check.evaluate(snap, cfg)
+    assert problems == ["expected RDMA port mlx5_0/1 is missing", "expected RDMA port mlx5_* is missing"]
+
+
 def test_label_values_are_escaped():
     w = metrics._Writer()
     w.add("x_info", "gauge", "help", (("a", 'q"u\\o\nte'),), 1)

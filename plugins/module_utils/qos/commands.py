@@ -1,13 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, rdma.fabric developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Shared plumbing of the QoS backends: the command runner, change steps and
-the step helpers every backend builds its steps with, sysfs writes."""
+"""Shared plumbing of the QoS backends: the command runner and the step helpers every backend builds its
+steps with (commands, sysfs/configfs attribute writes). The steps are the change engine's
+(:mod:`...change.engine`)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.rdma.fabric.plugins.module_utils.change.engine import setter_step
 from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import CommandError, QosError
 
 
@@ -56,34 +58,6 @@ class CommandRunner(object):
             if rc != 0 or any(p in text for p in error_patterns):
                 raise CommandError(quote_argv(argv), rc, out, err)
         return rc, out or "", err or ""
-
-
-class Step(object):
-    """One change: ``do()`` applies it, ``undo()`` restores what it changed.
-
-    ``key`` is the option the step belongs to, ``description`` what it runs
-    (a command line or ``write VALUE > PATH``). ``undo`` None: what the step
-    changes is undone by an earlier step's undo (a table restored whole).
-    ``undo_after_failure``: the undo also runs when ``do()`` fails (an undo
-    that restores from what it reads, for a step that may fail part-way).
-    """
-
-    def __init__(self, key, description, do, undo, undo_description=None, undo_after_failure=False):
-        self.key = key
-        self.description = description
-        self.do = do
-        self.undo = undo
-        self.undo_description = undo_description or ("undo: " + description)
-        self.undo_after_failure = undo_after_failure
-
-
-def setter_step(key, setter, new, old, describe):
-    """The step every backend builds: ``setter(new)``, undone by ``setter(old)``.
-
-    ``describe(value)`` is what ``setter(value)`` runs, for the result (a
-    command line or ``write VALUE > PATH``).
-    """
-    return Step(key, describe(new), lambda: setter(new), lambda: setter(old), describe(old))
 
 
 def command_step(runner, key, argv, undo_argv, error_patterns=()):
