@@ -163,6 +163,8 @@ def check_job(value):
     if isinstance(value, str) and value in JOB_KINDS:
         return value
     raise RolloutError("%s: %r is not accepted; accepted: %s" % (JOB_VAR, value, JOB_FORMS))
+
+
 def check_k8s_drain_timeout(value):
     """``rdma_fabric_k8s_drain_timeout`` as an int of seconds (None: 600); "abc", 0, 10**9 rejected."""
     if value is None:
