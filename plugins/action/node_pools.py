@@ -11,6 +11,7 @@ from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema imp
 from ansible_collections.rdma.fabric.plugins.modules.node_pools import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction, check_var_name
 from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
+from ansible_collections.rdma.fabric.plugins.plugin_utils.k8s_stack import stack_settings
 from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import ON_NO_RDMA, nccl_env
 from ansible_collections.rdma.fabric.plugins.plugin_utils.node_pools import node_pools
 
@@ -34,7 +35,7 @@ def check_nccl(nccl):
     return options
 
 
-def pool_result(hosts, facts_by_host, nccl=None, node_names=None):
+def pool_result(hosts, facts_by_host, nccl=None, node_names=None, k8s=None):
     """The module's return values from ``{host: rdma facts}`` (shared with the unit tests)."""
     options = None if nccl is None else check_nccl(nccl)
     pools = node_pools(facts_by_host, hosts)
@@ -56,6 +57,11 @@ def pool_result(hosts, facts_by_host, nccl=None, node_names=None):
     result = {"changed": False, "pools": out_pools, "host_pool": pools.host_pool, "missing": pools.missing}
     if node_names is not None:
         result["node_names"] = node_names
+    if k8s is not None:
+        stacks = dict((h, ((facts_by_host.get(h) or {}).get("stack") or {}).get("flavor")) for h in pools.host_pool)
+        result["k8s"] = stack_settings(out_pools, node_names or dict((h, h) for h in hosts), k8s, stacks=stacks)
+        # shown by Ansible as warnings, each once
+        result["warnings"] = ["k8s_rdma_stack: %s%s" % (w, "" if w.endswith(".") else ".") for w in result["k8s"]["warnings"]]
     return result
 
 
@@ -76,4 +82,4 @@ class ActionModule(ControllerAction):
         node_names = None
         if name_var:
             node_names = dict((h, read[h]["vars"].get(name_var) or read[h]["facts"]["nodename"] or h) for h in hosts)
-        return pool_result(hosts, facts, nccl=args.get("nccl"), node_names=node_names)
+        return pool_result(hosts, facts, nccl=args.get("nccl"), node_names=node_names, k8s=args.get("k8s"))

@@ -19,15 +19,17 @@ description:
     plugins select devices by, so that selectors are derived from the facts instead of typed by hand.
   - O(plugin=shared) gives C(selectors) for the k8s-rdma-shared-dev-plugin C(configList) entries, C(vendors) and
     C(deviceIDs) (lower-case hex without C(0x), as the plugin reads them from PCI), C(drivers) (the PCI driver,
-    for example C(mlx5_core)) and C(ifNames) (the ports' netdevs). SR-IOV virtual functions are not selected.
+    for example C(mlx5_core)), C(ifNames) (the ports' netdevs) and C(linkTypes) (C(ether) for Ethernet ports,
+    C(infiniband) for InfiniBand ones, the encapsulation of the netdev the plugin compares). SR-IOV virtual
+    functions are not selected.
   - O(plugin=sriov) gives C(netDevice) selectors for the sriov-network-device-plugin, C(vendors), C(devices),
-    C(drivers) and C(pfNames) of the ACTIVE RDMA virtual functions, with C(isRdma=true).
+    C(drivers), C(pfNames) and C(linkTypes) of the ACTIVE RDMA virtual functions, with C(isRdma=true).
   - The plugins match a device when it matches B(every) selector (logical AND between selectors, OR inside one).
     The lists are unions over all hosts, so on a host whose NICs differ from the others a device of another
     model with a listed interface name could also match; restrict with O(link_layers) or O(devices) and use one
     resource per NIC model when that matters.
   - Soft devices (Soft-RoCE C(rxe), C(siw)) are left out unless O(include_soft=true); they have no PCI
-    identity and contribute only C(ifNames). The shared device plugin discovers RDMA devices through their PCI
+    identity and contribute only C(ifNames) and C(linkTypes). The shared device plugin discovers RDMA devices through their PCI
     device, so it cannot hand Soft-RoCE devices to pods even when selected.
   - Fails when no ACTIVE port is selected, naming each host and the state of its ports.
 options:
@@ -50,7 +52,8 @@ EXAMPLES = r"""
 - name: Selectors for the shared device plugin from every node's facts
   ansible.builtin.debug:
     msg: "{{ groups['rdma_nodes'] | map('extract', hostvars, ['ansible_facts', 'rdma']) | list | rdma.fabric.rdma_selectors }}"
-  # {"vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0", "ens1f1"]}
+  # {"vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0", "ens1f1"],
+  #  "linkTypes": ["ether"]}
 
 - name: Only the InfiniBand ports
   ansible.builtin.set_fact:
@@ -70,6 +73,7 @@ _value:
     deviceIDs: ["101d"]
     drivers: ["mlx5_core"]
     ifNames: ["ens1f0"]
+    linkTypes: ["ether"]
 """
 
 from ansible.errors import AnsibleFilterError

@@ -22,6 +22,9 @@ description:
     never; ports in any state, so the parts do not move when a link drops) in (NUMA node, PCI address) order cut
     into C(parts) consecutive parts, the first parts one port longer when they do not divide evenly. A split
     resource that no pool gives an ACTIVE port is left out (empty selectors would select every device).
+  - A resource holds one link type. A derived resource whose ports on a pool's nodes are InfiniBand and Ethernet
+    is given in that pool as two, C(<resourceName>_ib) and C(<resourceName>_eth) (each selector carries
+    C(linkTypes)); a pool that splits it does not give the resource itself.
   - Warns (an Ansible warning) for each node pool that gives a split resource no ACTIVE port, naming the pool, the
     resource and why (a pool with one RDMA port has no second half, since a device is in at most one resource), as
     pods asking for that resource do not run on the pool's nodes; and for each split resource it leaves out.
@@ -107,7 +110,8 @@ _value:
     configList:
       - resourceName: rdma_shared_device_a
         rdmaHcaMax: 63
-        selectors: {vendors: ["15b3"], deviceIDs: ["101d"], drivers: ["mlx5_core"], ifNames: ["ens1f0"]}
+        selectors: {vendors: ["15b3"], deviceIDs: ["101d"], drivers: ["mlx5_core"], ifNames: ["ens1f0"],
+                    linkTypes: ["ether"]}
 """
 
 from ansible.errors import AnsibleFilterError

@@ -25,6 +25,7 @@ import json
 import re
 
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
+    USER_SPACE_MODULES,
     RdmaFactsError,
     check_link_layers,
     describe_ports,
@@ -44,7 +45,7 @@ from ansible_collections.rdma.fabric.plugins.plugin_utils.nccl import (
     check_tc,
     roce_gid_and_tos,
 )
-from ansible_collections.rdma.fabric.plugins.plugin_utils.pod_check import selector_misses
+from ansible_collections.rdma.fabric.plugins.plugin_utils.pod_check import plugin_link_type, selector_misses
 
 CNI_TYPES = ("macvlan", "host-device", "ipoib")
 IPAM_TYPES = ("whereabouts", "host-local")
@@ -71,38 +72,32 @@ def _no_rdma_error(hosts, what):
 def shared_dev_selectors(data, link_layers=None, devices=None, include_soft=False):
     """k8s-rdma-shared-dev-plugin ``selectors`` from the ACTIVE ports of the hosts.
 
-    Returns ``{"vendors", "deviceIDs", "drivers", "ifNames"}`` with empty lists
-    left out (soft devices only contribute ``ifNames``: they have no PCI IDs).
+    Returns ``{"vendors", "deviceIDs", "drivers", "ifNames", "linkTypes"}`` with
+    empty lists left out (soft devices only contribute ``ifNames`` and
+    ``linkTypes``: they have no PCI IDs). ``linkTypes`` is the encapsulation of
+    the ports' netdevs (``ether``, ``infiniband``; :func:`pod_check.plugin_link_type`).
     SR-IOV VFs are never selected here (the SR-IOV device plugin owns them).
     """
     hosts = host_facts_list(data)
-    vendors, device_ids, drivers, ifnames = [], [], [], []
+    chosen = []
     for _label, facts in hosts:
-        for dev, port in select_ports(facts, link_layers, devices, include_soft, include_vfs=False):
-            if not dev.get("soft"):
-                vendors.append(pci_id(dev.get("vendor_id")))
-                device_ids.append(pci_id(dev.get("device_id")))
-                drivers.append(dev.get("driver"))
-            ifnames.append(port_netdev(dev, port))
-    if not ifnames and not vendors:
+        chosen.extend(select_ports(facts, link_layers, devices, include_soft, include_vfs=False))
+    out = _derived_selectors(chosen)
+    if not out:
         raise _no_rdma_error(hosts, "device plugin selectors")
-    out = {}
-    for key, values in (("vendors", vendors), ("deviceIDs", device_ids), ("drivers", drivers), ("ifNames", ifnames)):
-        values = _sorted_unique(values, natural_key if key == "ifNames" else None)
-        if values:
-            out[key] = values
     return out
 
 
 def sriov_vf_selectors(data, link_layers=None, devices=None):
     """sriov-network-device-plugin ``netDevice`` selectors for the ACTIVE RDMA VFs of the hosts.
 
-    Returns ``{"vendors", "devices", "drivers", "pfNames", "isRdma": True}``;
+    Returns ``{"vendors", "devices", "drivers", "pfNames", "linkTypes", "isRdma": True}``;
     ``pfNames`` are the netdevs of the VFs' physical functions where the facts
-    know them.
+    know them; ``linkTypes`` the encapsulation of the VFs' netdevs (``ether``,
+    ``infiniband``), which this plugin's netDevice selector compares too.
     """
     hosts = host_facts_list(data)
-    vendors, dev_ids, drivers, pf_names = [], [], [], []
+    vendors, dev_ids, drivers, pf_names, link_types = [], [], [], [], []
     for _label, facts in hosts:
         pf_netdev = {}
         for dev in facts.get("devices") or []:
@@ -110,7 +105,7 @@ def sriov_vf_selectors(data, link_layers=None, devices=None):
                 for port in dev.get("ports") or []:
                     if port.get("netdev"):
                         pf_netdev.setdefault(dev["pci_address"], port["netdev"])
-        for dev, _port in select_ports(facts, link_layers, devices, include_soft=False, include_vfs=True):
+        for dev, port in select_ports(facts, link_layers, devices, include_soft=False, include_vfs=True):
             sriov = dev.get("sriov") or {}
             if not sriov.get("is_vf"):
                 continue
@@ -118,13 +113,15 @@ def sriov_vf_selectors(data, link_layers=None, devices=None):
             dev_ids.append(pci_id(dev.get("device_id")))
             drivers.append(dev.get("driver"))
             pf_names.append(pf_netdev.get(sriov.get("physfn")))
+            link_types.append(plugin_link_type(port))
     if not vendors:
         raise RdmaFactsError(
             "no ACTIVE RDMA SR-IOV virtual function in the facts (create VFs first, or give the "
             "sriov-network-device-plugin resources explicitly): "
             + "; ".join("%s: %s" % (label, describe_ports(f)) for label, f in hosts))
     out = {}
-    for key, values in (("vendors", vendors), ("devices", dev_ids), ("drivers", drivers), ("pfNames", pf_names)):
+    for key, values in (("vendors", vendors), ("devices", dev_ids), ("drivers", drivers), ("pfNames", pf_names),
+                        ("linkTypes", link_types)):
         values = _sorted_unique(values, natural_key if key == "pfNames" else None)
         if values:
             out[key] = values
@@ -228,14 +225,23 @@ def ipam_config(ipam, where="ipam"):
     return {k: v for k, v in ipam.items() if v is not None}
 
 
-def cni_config(network):
+def cni_config(network, ip_pool=None, rdma_cni=False):
     """CNI JSON config (a dict) for one NetworkAttachmentDefinition.
 
     ``network`` keys: ``name`` (DNS label), ``type`` (macvlan, host-device,
     ipoib), ``master`` (macvlan/ipoib parent netdev), ``device`` or
     ``pciBusID`` (host-device), ``mode`` (macvlan), ``mtu``, ``ipam`` (dict),
-    ``cni_version`` (default 0.3.1). Other keys (namespace, resource_name) are
-    for the NetworkAttachmentDefinition object, not the CNI config.
+    ``cni_version`` (default 0.3.1). Other keys (namespace, resource_name,
+    pod_interface, ip_pool, per_node_block_size) are for the objects around
+    the CNI config, not the config.
+
+    ``ip_pool``: the name of the NV-IPAM IP pool that replaces the network's
+    whereabouts range (:func:`nv_ipam_pool`): the IPAM becomes
+    ``{"type": "nv-ipam", "poolName": ip_pool}``. ``rdma_cni``: chain the
+    rdma CNI plugin after the network's own (a conflist whose ``plugins`` are
+    the network's config and ``{"type": "rdma"}``), which moves the RDMA
+    device of the pod's interface into the pod's network namespace (RDMA
+    netns mode ``exclusive``).
     """
     if not isinstance(network, dict):
         raise RdmaFactsError("a network must be a dict, got %s" % type(network).__name__)
@@ -267,7 +273,89 @@ def cni_config(network):
             raise RdmaFactsError("%s: 'mtu' must be an integer 68-65520, got %r" % (where, mtu))
         conf["mtu"] = mtu
     conf["ipam"] = ipam_config(network.get("ipam") if network.get("ipam") is not None else {}, where + " ipam")
+    if ip_pool is not None:
+        conf["ipam"] = {"type": NV_IPAM_TYPE, "poolName": ip_pool}
+    if rdma_cni:
+        plugin = dict(conf)
+        return {"cniVersion": plugin.pop("cniVersion"), "name": plugin.pop("name"), "plugins": [plugin, {"type": "rdma"}]}
     return conf
+
+
+# --- NV-IPAM (the IPAM of the NVIDIA Network Operator) -------------------------------------------------------
+# github.com/Mellanox/nvidia-k8s-ipam: an IPPool (nv-ipam.nvidia.com/v1alpha1) has a subnet, a gateway, exclusions
+# (startIP-endIP ranges) and perNodeBlockSize, the number of addresses its controller gives each selected node; the
+# CNI config names the pool: {"type": "nv-ipam", "poolName": ...}. Pool names: letters, digits, '.', '_', '-'.
+
+NV_IPAM_TYPE = "nv-ipam"
+_POOL_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
+
+
+def check_ip_pool_name(name, where):
+    if not isinstance(name, str) or len(name) > 63 or not _POOL_NAME.fullmatch(name):
+        raise RdmaFactsError("%s: ip_pool must be an NV-IPAM pool name (letters, digits, '.', '_', '-', at most 63), "
+                             "got %r" % (where, name))
+    return name
+
+
+def _check_block_size(value, where):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RdmaFactsError("%s: per_node_block_size must be an integer >= 1 (addresses per node), got %r"
+                             % (where, value))
+    return value
+
+
+def _address_range(first, last):
+    return {"startIP": str(first), "endIP": str(last)}
+
+
+def nv_ipam_pool(network, nodes):
+    """``(pool name, IPPool spec)`` of a network whose IPAM is whereabouts, for NV-IPAM; ``(None, None)`` for a
+    network with another IPAM (kept as it is).
+
+    The same settings as the whereabouts range: ``subnet`` is the network of ``range``; ``exclusions`` are its
+    ``exclude`` CIDRs and the addresses before ``range_start`` and after ``range_end``; ``gateway`` as given. The
+    pool's name is the network's ``ip_pool``, else its name. ``perNodeBlockSize`` is the network's
+    ``per_node_block_size``, else the largest power of two not above the usable addresses divided by ``nodes``
+    (the nodes the pool serves; at least 1): a cluster that doubles halves it, so give it explicitly to keep
+    the blocks stable as the cluster grows.
+    """
+    ipam = network.get("ipam") or {}
+    if ipam.get("type") != "whereabouts":
+        return None, None
+    where = "network %s" % network.get("name")
+    name = check_ip_pool_name(network.get("ip_pool") or network.get("name"), where)
+    ipam = ipam_config(ipam, where + " ipam")
+    net = _check_cidr(ipam["range"], where, "range")
+    hosts = list(net.hosts()) if net.num_addresses > 2 else list(net)
+    first, last = hosts[0], hosts[-1]
+    excluded = []
+    if ipam.get("range_start") is not None and _check_ip(ipam["range_start"], where, "range_start") > first:
+        excluded.append((first, _check_ip(ipam["range_start"], where, "range_start") - 1))
+    if ipam.get("range_end") is not None and _check_ip(ipam["range_end"], where, "range_end") < last:
+        excluded.append((_check_ip(ipam["range_end"], where, "range_end") + 1, last))
+    for i, cidr in enumerate(ipam.get("exclude") or []):
+        block = _check_cidr(cidr, where, "exclude[%d]" % i)
+        excluded.append((block[0], block[-1]))
+    excluded_count = 0
+    for start, end in excluded:
+        lo, hi = max(start, first), min(end, last)
+        if lo <= hi:
+            excluded_count += int(hi) - int(lo) + 1
+    usable = len(hosts) - excluded_count
+    if network.get("per_node_block_size") is not None:
+        block = _check_block_size(network["per_node_block_size"], where)
+    else:
+        per_node = usable // max(int(nodes), 1)
+        if per_node < 1:
+            raise RdmaFactsError("%s: range %s has %d usable address(es) for %d node(s); give a larger range or "
+                                 "per_node_block_size" % (where, net, usable, nodes))
+        block = 1 << (per_node.bit_length() - 1)
+    spec = {"subnet": str(net), "perNodeBlockSize": block}
+    if excluded:
+        spec["exclusions"] = [_address_range(start, end) for start, end in excluded]
+    if ipam.get("gateway") is not None:
+        spec["gateway"] = str(ipam["gateway"])
+    return name, spec
 
 
 MULTUS_FIRST_INTERFACE = "net1"
@@ -297,9 +385,118 @@ def nccl_network_interface(networks, name):
     return found[0]
 
 
-def cni_config_json(network):
+def cni_config_json(network, ip_pool=None, rdma_cni=False):
     """:func:`cni_config` as the JSON text a NetworkAttachmentDefinition carries."""
-    return json.dumps(cni_config(network), indent=2, sort_keys=True)
+    return json.dumps(cni_config(network, ip_pool=ip_pool, rdma_cni=rdma_cni), indent=2, sort_keys=True)
+
+
+# --- Node Feature Discovery (node selection without the role's own node labels) ---------------------------------
+# A NodeFeatureRule (nfd.k8s-sigs.io/v1alpha1) the role renders: NFD labels the nodes that have a PCI device of the
+# pools' RDMA NICs and the user-space RDMA modules loaded with feature.node.kubernetes.io/rdma.available=true (NFD's
+# own label namespace, allowed without extra NFD settings; the label NVIDIA's examples select with). NFD sees
+# neither port states nor which ports are RDMA ports, so it selects somewhat more nodes than the facts would.
+
+NFD_LABEL = "feature.node.kubernetes.io/rdma.available"
+
+
+def nfd_rule(selectors):
+    """The ``spec`` of the NodeFeatureRule from the merged shared device plugin selectors (``vendors``,
+    ``deviceIDs``): the user-space RDMA modules loaded and, when the selectors have PCI IDs, a PCI device of one of
+    those vendors and device IDs."""
+    match = [{"feature": "kernel.loadedmodule", "matchExpressions": dict(
+        (name, {"op": "Exists"}) for name in USER_SPACE_MODULES)}]
+    pci = {}
+    if selectors.get("vendors"):
+        pci["vendor"] = {"op": "In", "value": list(selectors["vendors"])}
+    if selectors.get("deviceIDs"):
+        pci["device"] = {"op": "In", "value": list(selectors["deviceIDs"])}
+    if pci:
+        match.append({"feature": "pci.device", "matchExpressions": pci})
+    return {"rules": [{"name": "rdma.fabric RDMA available", "labels": {NFD_LABEL.split("/", 1)[1]: "true"},
+                       "matchFeatures": match}]}
+
+
+# --- Multus already in the cluster ------------------------------------------------------------------------------
+
+def multus_installs(daemonsets, managed_by):
+    """``[{namespace, name, image, ours}]``: the DaemonSets (Kubernetes objects, as ``kubernetes.core.k8s_info``
+    lists them) with a container or init container of a multus-cni image; ``ours`` when its
+    ``app.kubernetes.io/managed-by`` label is ``managed_by`` (this role installed it) or a NicClusterPolicy owns it
+    (the Network Operator deployed it from the role's policy)."""
+    out = []
+    for ds in daemonsets or []:
+        if not isinstance(ds, dict):
+            continue
+        meta = ds.get("metadata") or {}
+        pod = ((ds.get("spec") or {}).get("template") or {}).get("spec") or {}
+        images = [c.get("image") or "" for c in (pod.get("initContainers") or []) + (pod.get("containers") or [])
+                  if isinstance(c, dict)]
+        multus = [i for i in images if "multus" in i.rsplit("/", 1)[-1]]
+        if multus:
+            owners = [o.get("kind") for o in meta.get("ownerReferences") or [] if isinstance(o, dict)]
+            out.append({"namespace": meta.get("namespace"), "name": meta.get("name"), "image": multus[0],
+                        "ours": (meta.get("labels") or {}).get("app.kubernetes.io/managed-by") == managed_by
+                        or "NicClusterPolicy" in owners})
+    return out
+
+
+def multus_status(daemonsets, enabled, crd_exists, networks, managed_by):
+    """What to do about Multus when applying: ``{render, fail, message, installs}``.
+
+    ``daemonsets``: the cluster's DaemonSets (``kubernetes.core.k8s_info``); ``enabled``:
+    ``k8s_rdma_stack_multus_enabled``; ``crd_exists``: whether the NetworkAttachmentDefinition CRD is there;
+    ``networks``: how many NetworkAttachmentDefinitions the role applies. A Multus installed by someone else is
+    never replaced (most clusters have one, as ``kube-multus-ds`` in kube-system, the name of the role's own):
+    the role's Multus is applied only when asked and no other is found. Networks without any Multus and without
+    its CRD cannot be applied: ``fail``.
+    """
+    installs = multus_installs(daemonsets, managed_by)
+    named = ", ".join("%s/%s (%s)" % (i["namespace"], i["name"], i["image"]) for i in installs)
+    foreign = [i for i in installs if not i["ours"]]
+    ours = [i for i in installs if i["ours"]]
+    out = {"render": False, "fail": False, "installs": installs}
+    if foreign:
+        out["message"] = "Multus is installed (%s); the networks use it%s." % (named, (
+            ", and the role does not apply its own (k8s_rdma_stack_multus_enabled asks for it): it would replace "
+            "the installed one") if enabled else "")
+    elif enabled:
+        out["render"] = True
+        out["message"] = ("the role's Multus (%s) is updated." % named) if ours else (
+            "no Multus is installed; the role installs its own (k8s_rdma_stack_multus_enabled).")
+    elif ours:
+        out["message"] = ("the role's own Multus from an earlier run (%s) stays as it is: k8s_rdma_stack_multus_enabled "
+                          "is false, so the role no longer applies it (docs/k8s_rdma_stack.md, Multus, says how to "
+                          "remove it without leaving its CNI configuration on the nodes)." % named)
+    elif networks and not crd_exists:
+        out["fail"] = True
+        out["message"] = ("the %d network(s) need Multus, and the cluster has none (no multus-cni DaemonSet, no "
+                          "NetworkAttachmentDefinition CRD): install Multus, or set k8s_rdma_stack_multus_enabled: "
+                          "true to let the role install its own." % networks)
+    elif networks:
+        out["message"] = ("no multus-cni DaemonSet found, but the NetworkAttachmentDefinition CRD exists: the "
+                          "networks are applied for the Multus the cluster runs some other way.")
+    else:
+        out["message"] = "no networks: Multus is not needed."
+    return out
+
+
+# --- the NVIDIA GPU Operator's values for an RDMA fabric ------------------------------------------------------------
+
+HOST_OFED_FLAVORS = ("mlnx_ofed", "doca")
+
+
+def gpu_operator_values(stacks):
+    """Helm values of the NVIDIA GPU Operator that go with this fabric, from ``{node: stack flavor}`` of the RDMA
+    nodes (the facts' ``stack.flavor``): ``driver.rdma.enabled`` (the driver container loads nvidia-peermem) and
+    ``driver.rdma.useHostMofed`` when every node has MLNX_OFED / DOCA-OFED on the host (as the mofed role installs
+    it), so the driver container builds against the host's stack instead of waiting for the Network Operator's
+    driver container. Returns ``(values, nodes whose stack differs from the others')`` (a mixed fleet gets
+    ``useHostMofed: false`` and the caller says which nodes)."""
+    flavors = dict((node, flavor) for node, flavor in stacks.items())
+    host = sorted(n for n, f in flavors.items() if f in HOST_OFED_FLAVORS)
+    other = sorted(n for n, f in flavors.items() if f not in HOST_OFED_FLAVORS)
+    use_host = bool(host) and not other
+    return {"driver": {"rdma": {"enabled": True, "useHostMofed": use_host}}}, (other if host and other else [])
 
 
 # --- device plugin configuration files -----------------------------------------
@@ -468,40 +665,111 @@ def shared_dev_plugin_config(resources, data, include_soft=False, periodic_updat
     plugin's rules): a device selected by two resources, or by a derived resource its pool did not give it to,
     is an error naming the nodes and the devices.
     """
+    return shared_dev_plugin_layout(resources, data, include_soft, periodic_update_interval, pool_resources)["config"]
+
+
+DERIVED_SELECTOR_KEYS = ("vendors", "deviceIDs", "drivers", "ifNames", "linkTypes")
+# A derived resource whose ports on one node have both link types is given as one resource per link type,
+# named with these suffixes (rdma_shared_device_a -> rdma_shared_device_a_ib, rdma_shared_device_a_eth).
+LINK_TYPE_SUFFIXES = (("infiniband", "ib"), ("ether", "eth"))
+
+
+def _derived_selectors(chosen):
+    """The selectors of the ACTIVE ports among ``chosen`` (``[(dev, port)]``); empty lists left out."""
+    values = dict((key, []) for key in DERIVED_SELECTOR_KEYS)
+    for dev, port in chosen:
+        if port.get("state") != "ACTIVE":
+            continue
+        if not dev.get("soft"):
+            values["vendors"].append(pci_id(dev.get("vendor_id")))
+            values["deviceIDs"].append(pci_id(dev.get("device_id")))
+            values["drivers"].append(dev.get("driver"))
+        values["ifNames"].append(port_netdev(dev, port))
+        values["linkTypes"].append(plugin_link_type(port))
+    return _selector_dict(values)
+
+
+def split_by_link_type(assignment, pool_list, label):
+    """``(assignment, splits)``: a pool's :func:`shared_dev_assignment` where every resource whose ports have both
+    link types (InfiniBand and Ethernet, in any state) is replaced by one resource per link type,
+    ``<name>_ib`` and ``<name>_eth`` (:data:`LINK_TYPE_SUFFIXES`); ``splits`` is ``{name: [new names]}``.
+    A new name that is already a resource of the pool's list is an error."""
+    taken = set(res["resourceName"] for res in pool_list)
+    out, splits = {}, {}
+    for name, chosen in assignment.items():
+        kinds = set(plugin_link_type(port) for _dev, port in chosen)
+        if len(kinds) < 2:
+            out[name] = chosen
+            continue
+        splits[name] = []
+        for kind, suffix in LINK_TYPE_SUFFIXES:
+            part = [(dev, port) for dev, port in chosen if plugin_link_type(port) == kind]
+            if not part:
+                continue
+            new = "%s_%s" % (name, suffix)
+            if new in taken:
+                raise RdmaFactsError("shared device resource %s has InfiniBand and Ethernet ports on node(s) %s; it would "
+                                     "be given as one resource per link type, but %s is already a resource: give the "
+                                     "resources link_layers" % (name, label, new))
+            out[new] = part
+            splits[name].append(new)
+    return out, splits
+
+
+def _selector_dict(values):
+    sel = {}
+    for key in DERIVED_SELECTOR_KEYS:
+        vals = _sorted_unique(values.get(key) or [], natural_key if key == "ifNames" else None)
+        if vals:
+            sel[key] = vals
+    return sel
+
+
+def shared_dev_plugin_layout(resources, data, include_soft=False, periodic_update_interval=None, pool_resources=None):
+    """:func:`shared_dev_plugin_config`'s document with what each pool gives: ``{"config", "per_pool",
+    "link_splits"}``. ``per_pool`` is ``{pool label: {resourceName: selectors}}``, the selectors of each derived
+    resource from that pool's own ACTIVE ports (resources the pool gives no ACTIVE port are left out);
+    ``link_splits`` is ``{pool label: {resourceName: [names]}}`` for the resources whose ports on that pool's nodes
+    have both link types, given there as one resource per link type (:func:`split_by_link_type`)."""
     check_shared_resources(resources)
     if pool_resources:
         check_shared_resources_by_pool(pool_resources)
     hosts = host_facts_list(data)
-    entries, order, derived, values, assignments = {}, [], set(), {}, {}
+    entries, order, derived, assignments, per_pool, link_splits, children = {}, [], set(), {}, {}, {}, {}
+    optional = set(res["resourceName"] for lst in [resources] + list((pool_resources or {}).values())
+                   for res in lst if res.get("split") and not res.get("selectors"))
     for label, facts in hosts:
         pool_list = (pool_resources or {}).get(label) or resources
         for res in pool_list:
             _merge_entry(entries, order, res, label)
-        assignments[label] = shared_dev_assignment(pool_list, facts, include_soft=include_soft)
+        assignments[label], splits = split_by_link_type(
+            shared_dev_assignment(pool_list, facts, include_soft=include_soft), pool_list, label)
+        if splits:
+            link_splits[label] = splits
+        for name, new_names in splits.items():
+            res = [r for r in pool_list if r["resourceName"] == name][0]
+            for new in new_names:
+                _merge_entry(entries, children.setdefault(name, []), dict(res, resourceName=new), label)
+            optional.update([name] + new_names)
+            derived.add(name)
+        per_pool[label] = {}
         for name, chosen in assignments[label].items():
             derived.add(name)
-            acc = values.setdefault(name, {"vendors": [], "deviceIDs": [], "drivers": [], "ifNames": []})
-            for dev, port in chosen:
-                if port.get("state") != "ACTIVE":
-                    continue
-                if not dev.get("soft"):
-                    acc["vendors"].append(pci_id(dev.get("vendor_id")))
-                    acc["deviceIDs"].append(pci_id(dev.get("device_id")))
-                    acc["drivers"].append(dev.get("driver"))
-                acc["ifNames"].append(port_netdev(dev, port))
-    split_names = set(res["resourceName"] for lst in [resources] + list((pool_resources or {}).values())
-                      for res in lst if res.get("split") and not res.get("selectors"))
+            sel = _derived_selectors(chosen)
+            if sel:
+                per_pool[label][name] = sel
     config_list = []
-    for name in order:
+    for name in [n for name in order for n in [name] + sorted(
+            children.get(name, []), key=lambda n: [s for _k, s in LINK_TYPE_SUFFIXES].index(n.rsplit("_", 1)[1]))]:
         entry = dict(entries[name])
         if name in derived:
-            sel = {}
-            for key in ("vendors", "deviceIDs", "drivers", "ifNames"):
-                vals = _sorted_unique(values[name][key], natural_key if key == "ifNames" else None)
-                if vals:
-                    sel[key] = vals
+            merged = {}
+            for label, dummy in hosts:
+                for key, vals in per_pool[label].get(name, {}).items():
+                    merged.setdefault(key, []).extend(vals)
+            sel = _selector_dict(merged)
             if not sel:
-                if name in split_names:
+                if name in optional:
                     continue
                 raise _no_rdma_error(hosts, "the device plugin selectors of %s" % name)
             entry["selectors"] = sel
@@ -516,7 +784,7 @@ def shared_dev_plugin_config(resources, data, include_soft=False, periodic_updat
     doc = {"configList": config_list}
     if periodic_update_interval is not None:
         doc["periodicUpdateInterval"] = periodic_update_interval
-    return doc
+    return {"config": doc, "per_pool": per_pool, "link_splits": link_splits}
 
 
 def shared_dev_gaps(resources, data, include_soft=False, pool_resources=None):
@@ -701,7 +969,7 @@ def check_role_vars(values):
     need("network_operator_release_name", lambda v: _dns_label(v, 53), "a Helm release name (DNS label, at most 53)")
     need("registry_mirror", lambda v: v == "" or _full(_REGISTRY, v),
          "empty, or a registry host[:port][/path] such as registry.example.internal:5000")
-    for comp in ("rdma_shared_dev_plugin", "sriov_device_plugin", "multus", "whereabouts", "ipoib_cni"):
+    for comp in ("rdma_shared_dev_plugin", "sriov_device_plugin", "multus", "whereabouts", "ipoib_cni", "rdma_cni"):
         need(comp + "_image", lambda v: _full(_IMAGE, v), "an image reference without tag, such as ghcr.io/org/name")
         need(comp + "_version", lambda v: _full(_TAG, v), "an image tag such as v1.5.3")
     need("network_operator_component_repository", lambda v: _full(_IMAGE, v), "an image repository such as nvcr.io/nvidia/mellanox")
@@ -733,6 +1001,10 @@ def check_role_vars(values):
     need("node_selector", lambda v: isinstance(v, dict) and all(_label_key(k) and _label_value(x) for k, x in v.items()),
          "a dict of label keys to label values (strings)")
     need("network_operator_values", lambda v: isinstance(v, dict), "a dict of Helm values")
+    need("gpu_operator_values", lambda v: isinstance(v, dict), "a dict of Helm values")
+    if get("ipam") == "nv_ipam" and p + "method" in values and get("method") != "network_operator":
+        errors.append("%sipam: nv_ipam needs %smethod: network_operator (NV-IPAM is deployed by the NVIDIA Network "
+                      "Operator); allowed with %smethod %s: auto, whereabouts" % (p, p, p, get("method")))
     if p + "node_label_prefix" in values:
         try:
             check_label_prefix(get("node_label_prefix"))
@@ -775,6 +1047,17 @@ def check_role_vars(values):
                 res = net.get("resource_name")
                 if res and not _full(re.compile(r"[A-Za-z0-9][-A-Za-z0-9_.]*/[a-zA-Z0-9_]+"), res):
                     errors.append("%snetworks[%d]: resource_name %r must look like rdma/rdma_shared_device_a" % (p, i, res))
+                for key, check in (("ip_pool", check_ip_pool_name), ("per_node_block_size", _check_block_size)):
+                    if net.get(key) is not None:
+                        try:
+                            check(net[key], "network %s" % net["name"])
+                        except RdmaFactsError as e:
+                            errors.append("%snetworks[%d]: %s" % (p, i, e))
+                if get("rdma_netns") == "exclusive" and net["type"] != "host-device":
+                    errors.append("%snetworks[%d]: type %s cannot be used with %srdma_netns: exclusive (rdma-cni moves "
+                                  "the RDMA device of the pod's interface into the pod, and a %s interface has none "
+                                  "of its own); allowed: host-device (a physical or virtual function)"
+                                  % (p, i, net["type"], p, net["type"]))
     if p + "sriov_resources" in values:
         try:
             sriov_dp_config(get("sriov_resources") or [{"resourceName": "placeholder"}], None)

@@ -18,7 +18,10 @@ devices, compared by
 * port: ``number``, ``state``, ``link_layer``, ``netdev``, ``roce_v2_ipv4_gid_index``
   and the rdma_cm defaults (``roce.default_mode``, ``roce.default_tos``);
 
-in the facts' order of devices and ports. What identifies a host is left out: GUIDs, GIDs
+in the facts' order of devices and ports, and, only when one of them is reported absent, which
+user-space RDMA modules (``ib_uverbs``, ``rdma_ucm``) a host with RDMA devices lacks (so a host
+that cannot give its devices to programs is in a pool of its own, and the pools of complete hosts
+keep their names). What identifies a host is left out: GUIDs, GIDs
 and addresses, PCI addresses, MTU, rate, LIDs. A host whose port is down is therefore in
 another pool than its healthy twins until the port comes back (its NCCL HCA list and node
 labels do differ). A host without RDMA facts is in no pool (:attr:`NodePools.missing`).
@@ -40,6 +43,7 @@ import json
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     RdmaFactsError,
     host_facts_list,
+    missing_user_space_modules,
     port_kind,
 )
 
@@ -100,10 +104,18 @@ def _kind_counts(facts):
     return counts
 
 
+def pool_key(facts):
+    """The text two hosts of one pool share: :func:`layout` as JSON, with the missing user-space RDMA modules
+    when there are any (see the module docstring)."""
+    missing = missing_user_space_modules(facts)
+    key = [layout(facts), {"missing_user_space_modules": missing}] if missing else layout(facts)
+    return json.dumps(key, separators=(",", ":"))
+
+
 def pool_name(facts, key_text=None):
     """``<ports>-<hash8>`` for one host's facts (see the module docstring)."""
     if key_text is None:
-        key_text = json.dumps(layout(facts), separators=(",", ":"))
+        key_text = pool_key(facts)
     counts = _kind_counts(facts)
     summary = "-".join("%s%d" % (short, counts[kind]) for kind, short in _NAME_KINDS if counts.get(kind)) or "none"
     return "%s-%s" % (summary, hashlib.sha256(key_text.encode("utf-8")).hexdigest()[:8])
@@ -127,7 +139,7 @@ class NodePools(object):
                 self.missing.append(host)
                 continue
             facts = host_facts_list({host: facts})[0][1]
-            key_text = json.dumps(layout(facts), separators=(",", ":"))
+            key_text = pool_key(facts)
             name = by_key.get(key_text)
             if name is None:
                 name = pool_name(facts, key_text)

@@ -222,11 +222,23 @@ def _pf_netdevs(facts):
     return out
 
 
+# What the shared device plugin's linkTypes selector compares: the encapsulation of the port's netdev as netlink
+# names it (k8s-rdma-shared-dev-plugin pkg/resources/pci_net_device.go reads link.Attrs().EncapType:
+# ARPHRD_ETHER "ether", ARPHRD_INFINIBAND "infiniband"), from the facts' link layer.
+LINK_TYPES = {"Ethernet": "ether", "InfiniBand": "infiniband"}
+
+
+def plugin_link_type(port):
+    """The shared device plugin's ``linkTypes`` value of a port (``ether``/``infiniband``; None: link layer unknown)."""
+    return LINK_TYPES.get(port.get("link_layer"))
+
+
 def _device_fields(plugin, dev, port, pf_netdevs):
     """The values the plugin compares with its selectors, for one device (None: the plugin never sees it)."""
     if plugin == "shared":
         return (("vendors", pci_id(dev.get("vendor_id"))), ("deviceIDs", pci_id(dev.get("device_id"))),
-                ("drivers", dev.get("driver")), ("ifNames", port_netdev(dev, port)))
+                ("drivers", dev.get("driver")), ("ifNames", port_netdev(dev, port)),
+                ("linkTypes", plugin_link_type(port)))
     sriov = dev.get("sriov") or {}
     if not sriov.get("is_vf"):
         return None

@@ -37,7 +37,11 @@ import copy
 import math
 import re
 
-from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import natural_key, port_kind
+from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
+    missing_user_space_modules,
+    natural_key,
+    port_kind,
+)
 from ansible_collections.rdma.fabric.plugins.plugin_utils import workload as wl
 
 # The version of the report's document (report.json), its own: the facts' is rdma_schema.SCHEMA_VERSION.
@@ -203,6 +207,10 @@ def _host_view(name, data, own_results, pool=None):
             view["devices"].append(dview)
         if not view["devices"]:
             problems.append("no RDMA devices")
+        missing = missing_user_space_modules(rdma)
+        if missing:
+            problems.append("user-space RDMA module(s) %s not loaded: no program can use the RDMA devices, and the "
+                            "Kubernetes RDMA stack does not advertise this node" % ", ".join(missing))
     gd = view["gpudirect"]
     if gd and gd["gpu_count"] and gd["ready"] is not True:
         reasons = gd["reasons"]

@@ -32,10 +32,9 @@ from docblocks import doc_block
 CHECK_POD = "ansible-playbook -i inventory rdma.fabric.check_pod \\"
 RENDER_ONLY = "- hosts: rdma_nodes"
 SPEC = "docs/examples/raycluster-rdma.yaml"
-GAP = ("[WARNING]: rdma.fabric.rdma_shared_dev_plugin_config: the node pool of %s gives no ACTIVE RDMA port to "
-       "rdma/rdma_shared_device_b: it has 1 RDMA port(s) to share out (mlx5_0:1) and part 2 of 2 is empty: a device "
-       "is in at most one resource; pods asking for rdma/rdma_shared_device_b do not run on its nodes (they stay "
-       "Pending).")
+GAP = ("[WARNING]: k8s_rdma_stack: the node pool of %s gives no ACTIVE RDMA port to rdma/rdma_shared_device_b: it "
+       "has 1 RDMA port(s) to share out (mlx5_0:1) and part 2 of 2 is empty: a device is in at most one resource; pods "
+       "asking for rdma/rdma_shared_device_b do not run on its nodes (they stay Pending).")
 
 # TEST DOUBLE of rdma.fabric.rdma_device_facts for nodes that do not exist: their facts from the collection's
 # fixtures (tests/unit/fixtures/k8s/facts, README there), cached as rdma.fabric.facts caches them.

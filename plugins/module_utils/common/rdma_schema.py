@@ -277,3 +277,26 @@ def describe_ports(facts):
             parts.append("%s:%s %s%s" % (dev.get("name"), port.get("number"), port.get("state"),
                                          " (soft)" if dev.get("soft") else ""))
     return ", ".join(parts) or "devices without ports"
+
+
+# The kernel modules programs need to use RDMA devices from user space: ib_uverbs gives the verbs
+# (/dev/infiniband/uverbsN), rdma_ucm the RDMA connection manager (/dev/infiniband/rdma_cm). Without them the
+# devices exist but no program (no pod through the Kubernetes RDMA device plugins) can use them.
+USER_SPACE_MODULES = ("ib_uverbs", "rdma_ucm")
+
+
+def missing_user_space_modules(facts):
+    """The :data:`USER_SPACE_MODULES` the facts' ``modules`` report as not loaded, on a host with RDMA devices.
+
+    ``[]`` when the host has no RDMA device, or when ``modules`` does not say: missing, not a mapping, a module not
+    listed, or ``ib_core`` itself not reported loaded (every RDMA device needs it, and it has a /sys/module entry
+    even when built in, so a host with devices and no ``ib_core`` entry is one whose module list could not be
+    read: unknown, not missing). A user-space module built into the kernel without parameters has no
+    /sys/module entry, so the facts report it absent.
+    """
+    if not isinstance(facts, dict) or not facts.get("devices"):
+        return []
+    modules = facts.get("modules")
+    if not isinstance(modules, dict) or modules.get("ib_core") is not True:
+        return []
+    return [name for name in USER_SPACE_MODULES if modules.get(name) is False]

@@ -22,6 +22,7 @@ import yaml
 
 from ansible_collections.rdma.fabric.plugins.action.node_pools import pool_result
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import RdmaFactsError
+from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import role_yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FACTS = os.path.join(HERE, "..", "..", "fixtures", "k8s", "facts")
@@ -141,3 +142,64 @@ def test_action_rejects_hosts_not_in_the_inventory(tmp_path):
     proc, res = run_playbook(tmp_path, {"n1": {}}, PLAYBOOK.replace("hosts: \"{{ groups['nodes'] }}\"", "hosts: [n1, ghost]"))
     assert proc.returncode != 0 and res is None
     assert "hosts: not in the inventory: ghost" in proc.stdout, proc.stdout[-3000:]
+
+
+# --- option k8s: what the k8s_rdma_stack role renders, joined in Python (issue 28) ----------------------------
+
+def role_defaults(**overrides):
+    """The k8s_rdma_stack role's settings as the role passes them: its defaults by full name, then overrides."""
+    settings = role_yaml("k8s_rdma_stack", "defaults", "main.yml")
+    settings.update(("k8s_rdma_stack_" + k, v) for k, v in overrides.items())
+    return settings
+
+
+def test_k8s_settings_per_pool_equal_the_per_node_filters():
+    """Each pool's labels, resources and NCCL settings; each node gets its pool's labels, equal to what the
+    filters give over that node's own facts (the rules the role used in Jinja before)."""
+    from ansible_collections.rdma.fabric.plugins.filter.nccl_pod_env import nccl_pod_env
+    from ansible_collections.rdma.fabric.plugins.filter.rdma_node_labels import rdma_node_labels
+
+    hosts = ["gpu-7", "gpu-8", "roce-a", "cpu-1"]
+    data = {"gpu-7": facts("roce-gid3"), "gpu-8": facts("roce-gid3"), "roce-a": facts("roce-a"), "cpu-1": facts("no-rdma")}
+    names = {"gpu-7": "gpu-7.k8s", "gpu-8": "gpu-8.k8s", "roce-a": "roce-a", "cpu-1": "cpu-1"}
+    res = pool_result(hosts, data, node_names=names, k8s=role_defaults())
+    k8s = res["k8s"]
+    assert k8s["no_port"] == ""
+    for host in hosts:
+        pool = res["pools"][res["host_pool"][host]]
+        assert k8s["labels"][names[host]] == pool["labels"] == rdma_node_labels(data[host], nccl_pool=pool["name"])
+        assert pool["nccl_pod_env"] == nccl_pod_env(data[host]) == k8s["nccl_env"][pool["name"]]
+    gpu = res["pools"][res["host_pool"]["gpu-7"]]
+    assert gpu["resources"] == {
+        "rdma_shared_device_a": {"vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"],
+                                 "linkTypes": ["ether"]},
+        "rdma_shared_device_b": {"vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"],
+                                 "linkTypes": ["ether"]}}
+    assert res["pools"][res["host_pool"]["cpu-1"]]["resources"] == {}
+    names = [e["resourceName"] for e in k8s["shared_dp_config"]["configList"]]
+    assert names == ["rdma_shared_device_a", "rdma_shared_device_b"]
+    assert k8s["warnings"][0] == ("node(s) cpu-1 have no ACTIVE RDMA port; they are labelled rdma.fabric/capable=false "
+                                  "and get no RDMA device plugin pod.")
+    # roce-a's pool has one port: no rdma_shared_device_b there (cpu-1's pool, without ports, is not named again)
+    assert len(k8s["warnings"]) == 2 and k8s["warnings"][1].startswith(
+        "the node pool of roce-a gives no ACTIVE RDMA port to rdma/rdma_shared_device_b")
+    assert res["warnings"] == ["k8s_rdma_stack: %s" % w for w in k8s["warnings"][:1]] + [
+        "k8s_rdma_stack: %s." % k8s["warnings"][1]]
+    assert k8s["pools_text"] == "; ".join("%s = %s" % (p["name"], p["label"]) for p in res["pools"].values())
+
+
+def test_k8s_settings_absent_and_no_port_and_bad_settings():
+    data = {"cpu-1": facts("no-rdma"), "roce-a": facts("roce-a")}
+    res = pool_result(["cpu-1", "roce-a"], data, k8s=role_defaults(state="absent"))
+    assert res["k8s"]["labels"]["cpu-1"] == {"rdma.fabric/capable": None, "rdma.fabric/link-layer": None,
+                                             "rdma.fabric/roce-v2-gid-index": None, "rdma.fabric/nccl-pool": None}
+    assert set(res["k8s"]["nccl_env"]) == set(res["pools"]) and res["k8s"]["shared_dp_config"] == {"configList": []}
+    res = pool_result(["cpu-1"], {"cpu-1": facts("no-rdma")}, k8s=role_defaults())
+    assert res["k8s"]["no_port"] == "no ACTIVE RDMA port to derive device plugin selectors from: cpu-1: no RDMA devices"
+    assert res["k8s"]["labels"] == {}
+    with pytest.raises(RdmaFactsError, match="k8s: k8s_rdma_stack_namespace: 'Kube System' is not allowed"):
+        pool_result(["cpu-1"], data, k8s=role_defaults(namespace="Kube System"))
+    settings = role_defaults()
+    del settings["k8s_rdma_stack_shared_devices"]
+    with pytest.raises(RdmaFactsError, match="k8s: missing k8s_rdma_stack_shared_devices "):
+        pool_result(["cpu-1"], data, k8s=settings)

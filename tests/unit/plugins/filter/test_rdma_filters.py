@@ -144,7 +144,7 @@ def test_ucx_env_filter_errors_name_the_filter():
 def test_rdma_selectors_filter():
     f = rdma_selectors.FilterModule().filters()["rdma_selectors"]
     assert f([facts("roce-a"), facts("roce-b")]) == {
-        "vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}
+        "vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"], "linkTypes": ["ether"]}
     assert f([facts("roce-a"), facts("roce-b")], plugin="sriov")["devices"] == ["101e"]
     with pytest.raises(AnsibleFilterError, match="plugin must be one of shared, sriov"):
         f(facts("roce-a"), plugin="dra")
@@ -179,7 +179,8 @@ def test_rdma_shared_dev_plugin_config_filter():
     f = rdma_shared_dev_plugin_config.FilterModule().filters()["rdma_shared_dev_plugin_config"]
     doc = f([{"resourceName": "rdma_shared_device_a"}], [facts("ib-a"), facts("ib-b")])
     assert doc == {"configList": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "selectors": {
-        "vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"], "ifNames": ["ib0"]}}]}
+        "vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"], "ifNames": ["ib0"],
+        "linkTypes": ["infiniband"]}}]}
     with pytest.raises(AnsibleFilterError, match="resourceName must match"):
         f([{"resourceName": "has-dash"}], facts("ib-a"))
     # split and per-pool lists (issue 19)

@@ -37,6 +37,7 @@ def test_shared_selectors_union_over_hosts():
         "deviceIDs": ["1013", "101d", "1021"],
         "drivers": ["mlx5_core"],
         "ifNames": ["ens1f0", "ens1f1", "ib0"],
+        "linkTypes": ["ether", "infiniband"],  # issue 33: the netdevs' encapsulation, as the plugin reads it
     }
 
 
@@ -46,13 +47,15 @@ def test_shared_selectors_skip_down_ports_vfs_and_filter_link_layers():
     sel = k8s_rdma.shared_dev_selectors(facts("roce-b"))
     assert sel["deviceIDs"] == ["101d"] and sel["ifNames"] == ["ens1f0"]
     ib_only = k8s_rdma.shared_dev_selectors([facts("roce-a"), facts("ib-a")], link_layers=["InfiniBand"])
-    assert ib_only == {"vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"], "ifNames": ["ib0"]}
+    assert ib_only == {"vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"], "ifNames": ["ib0"],
+                       "linkTypes": ["infiniband"]}
 
 
 def test_shared_selectors_soft_devices_only_give_ifnames():
     with pytest.raises(RdmaFactsError, match="lab1: rxe0:1 ACTIVE \\(soft\\)"):
         k8s_rdma.shared_dev_selectors({"lab1": facts("lab1")})
-    assert k8s_rdma.shared_dev_selectors([facts("lab1"), facts("lab2")], include_soft=True) == {"ifNames": ["eth1"]}
+    assert k8s_rdma.shared_dev_selectors([facts("lab1"), facts("lab2")], include_soft=True) == {"ifNames": ["eth1"],
+                                                                                                "linkTypes": ["ether"]}
 
 
 def test_no_rdma_message_names_each_host():
@@ -65,7 +68,8 @@ def test_no_rdma_message_names_each_host():
 
 def test_sriov_selectors_from_vfs():
     sel = k8s_rdma.sriov_vf_selectors([facts("roce-a"), facts("roce-b")])
-    assert sel == {"vendors": ["15b3"], "devices": ["101e"], "drivers": ["mlx5_core"], "pfNames": ["ens1f0"], "isRdma": True}
+    assert sel == {"vendors": ["15b3"], "devices": ["101e"], "drivers": ["mlx5_core"], "pfNames": ["ens1f0"],
+                   "linkTypes": ["ether"], "isRdma": True}
     with pytest.raises(RdmaFactsError, match="no ACTIVE RDMA SR-IOV virtual function"):
         k8s_rdma.sriov_vf_selectors(facts("roce-a"))
 
@@ -80,10 +84,12 @@ def test_shared_dev_plugin_config_validates_against_upstream_schema():
     assert doc["periodicUpdateInterval"] == 300
     a, b, c = doc["configList"]
     assert a == {"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63,
-                 "selectors": {"vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}}
+                 "selectors": {"vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"],
+                               "linkTypes": ["ether"]}}
     assert b == {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 10, "selectors": {"ifNames": ["ens9"]}}
     assert c == {"resourceName": "rdma_shared_device_c", "rdmaHcaMax": 63,
-                 "selectors": {"vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"], "ifNames": ["ib0"]}}
+                 "selectors": {"vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"], "ifNames": ["ib0"],
+                               "linkTypes": ["infiniband"]}}
 
 
 def test_overlapping_resources_fail_naming_the_nodes_and_devices():
@@ -278,6 +284,58 @@ def test_role_var_errors_from_the_rendering_rules(name, value, message):
     values["k8s_rdma_stack_" + name] = value
     errors = k8s_rdma.check_role_vars(values)
     assert len(errors) == 1 and errors[0].startswith(message), errors
+
+
+# --- issue 33: linkTypes, and one link type per resource ----------------------------------------------------
+
+def test_mixed_pool_default_halves_each_carry_their_link_type():
+    """vpi-mixed: a ConnectX-7 with port 1 InfiniBand (mlx5_0, ib0) and port 2 Ethernet (mlx5_1, ens1f1). The
+    default halves give a = ib0, b = ens1f1, each selector with its link type, so the plugin cannot put an
+    Ethernet port in a or an InfiniBand port in b even though vendor, device ID and driver are the same."""
+    defaults = [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "split": {"part": 1, "parts": 2}},
+                {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 63, "split": {"part": 2, "parts": 2}}]
+    layout = k8s_rdma.shared_dev_plugin_layout(defaults, {"vpi-1": facts("vpi-mixed")})
+    jsonschema.validate(layout["config"], schema("rdma_shared_device_plugin.json"))
+    assert [(e["resourceName"], e["selectors"]["ifNames"], e["selectors"]["linkTypes"])
+            for e in layout["config"]["configList"]] == [
+        ("rdma_shared_device_a", ["ib0"], ["infiniband"]), ("rdma_shared_device_b", ["ens1f1"], ["ether"])]
+    assert layout["link_splits"] == {}
+
+
+def test_mixed_pool_resource_is_split_by_link_type():
+    """One resource over every port of a mixed pool would hold ib0 and ens1f1: it is given as
+    rdma_shared_device_a_ib and rdma_shared_device_a_eth there (and the pool does not give rdma_shared_device_a)."""
+    one = [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63}]
+    layout = k8s_rdma.shared_dev_plugin_layout(one, {"vpi-1 and 3 more": facts("vpi-mixed")}, periodic_update_interval=300)
+    jsonschema.validate(layout["config"], schema("rdma_shared_device_plugin.json"))
+    assert layout["config"]["configList"] == [
+        {"resourceName": "rdma_shared_device_a_ib", "rdmaHcaMax": 63, "selectors": {
+            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ib0"], "linkTypes": ["infiniband"]}},
+        {"resourceName": "rdma_shared_device_a_eth", "rdmaHcaMax": 63, "selectors": {
+            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"], "linkTypes": ["ether"]}}]
+    assert layout["link_splits"] == {"vpi-1 and 3 more": {"rdma_shared_device_a": ["rdma_shared_device_a_ib",
+                                                                                   "rdma_shared_device_a_eth"]}}
+    assert sorted(layout["per_pool"]["vpi-1 and 3 more"]) == ["rdma_shared_device_a_eth", "rdma_shared_device_a_ib"]
+    # the plugin's matching (pod_check) agrees: each device is in exactly the resource of its link type
+    from ansible_collections.rdma.fabric.plugins.plugin_utils import pod_check
+    entries = dict((e["resourceName"], e) for e in layout["config"]["configList"])
+    assert pod_check.matches("shared", entries["rdma_shared_device_a_ib"], facts("vpi-mixed"))[0] == ["mlx5_0:1"]
+    assert pod_check.matches("shared", entries["rdma_shared_device_a_eth"], facts("vpi-mixed"))[0] == ["mlx5_1:1"]
+
+
+def test_mixed_pool_beside_an_ethernet_pool_overlaps_and_a_taken_name_is_refused():
+    """With an all-Ethernet pool, rdma_shared_device_a's merged selectors (ens1f0, ens1f1, ether) also select the
+    mixed nodes' ens1f1, which is in rdma_shared_device_a_eth there: the role refuses, naming it (per-pool lists
+    resolve it)."""
+    one = [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63}]
+    with pytest.raises(RdmaFactsError, match=r"on node\(s\) vpi-1, device mlx5_1:1 \(ens1f1\) is selected by "
+                                             r"rdma_shared_device_a and rdma_shared_device_a_eth"):
+        k8s_rdma.shared_dev_plugin_config(one, {"gpu-7": facts("roce-gid3"), "vpi-1": facts("vpi-mixed")})
+    taken = one + [{"resourceName": "rdma_shared_device_a_ib", "rdmaHcaMax": 63, "rdma_devices": ["mlx9_*"]}]
+    with pytest.raises(RdmaFactsError, match="shared device resource rdma_shared_device_a has InfiniBand and Ethernet "
+                                             "ports on node.s. vpi-1; .* but rdma_shared_device_a_ib is already a "
+                                             "resource: give the resources link_layers"):
+        k8s_rdma.shared_dev_plugin_config(taken, {"vpi-1": facts("vpi-mixed")})
 
 
 def test_shared_dev_gaps_name_the_pool_and_why():

@@ -92,9 +92,11 @@ def test_default_passes_on_the_big_gpu_host_halves_in_pci_order():
     config = json.loads(cm["data"]["config.json"])
     assert config["configList"] == [
         {"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "selectors": {
-            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["enp4s0np0", "enp5s0np0"]}},
+            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["enp4s0np0", "enp5s0np0"],
+            "linkTypes": ["ether"]}},
         {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 63, "selectors": {
-            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["enp8s0np0", "enp24s0np0"]}}]
+            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["enp8s0np0", "enp24s0np0"],
+            "linkTypes": ["ether"]}}]
     result = pc.check(ray(), [cm], pools)
     assert result["ok"] is True, result
     assert result["advertised"] == ["rdma/rdma_shared_device_a", "rdma/rdma_shared_device_b"]
@@ -119,7 +121,8 @@ def test_default_two_port_pool_passes_single_port_pool_says_why():
     assert ib["rdma/rdma_shared_device_b"] == {
         "status": "missing", "devices": [[]],
         "reason": "the pool's nodes: no device matches the selectors of rdma/rdma_shared_device_b (mlx5_0:1: deviceIDs "
-                  "1013 not in ['1021'], ifNames ib0 not in ['ens1f1']); pool ib-a has 1 device(s) the RDMA shared "
+                  "1013 not in ['1021'], ifNames ib0 not in ['ens1f1'], linkTypes infiniband not in ['ether']); pool ib-a "
+                  "has 1 device(s) the RDMA shared "
                   "device plugin can hand out (mlx5_0:1) and a device is in at most one resource, so it cannot give "
                   "the 2 RDMA shared resources the pod asks for (rdma/rdma_shared_device_a, rdma/rdma_shared_device_b)"}
 
@@ -144,7 +147,7 @@ def test_lab_facts_fail_and_say_what_is_missing():
         default_configmap(pools)
     cm = default_configmap(pools, include_soft=True)
     assert json.loads(cm["data"]["config.json"])["configList"] == [
-        {"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "selectors": {"ifNames": ["eth1"]}}]
+        {"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "selectors": {"ifNames": ["eth1"], "linkTypes": ["ether"]}}]
     result = pc.check(ray(), [cm], pools)
     res = result["pools"]["lab1 and 1 more"]["resources"]
     assert result["ok"] is False

@@ -529,3 +529,17 @@ def test_a_failed_allreduce_says_why_without_a_chart(hosts):
            "exited with rc 1" in section
     assert "<svg" not in section and "<table>" not in section
     assert "- MPI allreduce, 2 hosts: **FAIL** - mpi_allreduce failed: mpirun exited with rc 1" in rpt.render_markdown(report)
+
+
+def test_missing_user_space_modules_are_a_problem_in_every_rendering(hosts):
+    """Issue 33: a host whose facts report ib_uverbs or rdma_ucm not loaded; k8s_rdma_stack does not advertise it."""
+    bare = copy.deepcopy(hosts["lab1"])
+    bare["rdma"]["modules"].update(ib_uverbs=False, rdma_ucm=False)
+    report = rpt.build_report({"lab1": bare}, [])
+    problem = ("user-space RDMA module(s) ib_uverbs, rdma_ucm not loaded: no program can use the RDMA devices, and "
+               "the Kubernetes RDMA stack does not advertise this node")
+    assert problem in report["hosts"]["lab1"]["problems"] and "lab1: " + problem in report["problems"]
+    assert report["hosts"]["lab1"]["status"] == "problems"
+    assert "ib_uverbs, rdma_ucm not loaded" in rpt.render_markdown(report) and problem in rpt.render_html(report)
+    assert "ib_uverbs, rdma_ucm not loaded" in " ".join(rpt.summary_lines(report))
+    assert not any("not loaded" in p for p in rpt.build_report({"lab1": hosts["lab1"]}, [])["problems"])

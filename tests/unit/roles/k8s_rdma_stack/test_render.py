@@ -67,11 +67,17 @@ def run_role(workdir, hosts, role_vars, expect_rc=0, extra_args=()):
     if not os.path.isdir(workdir):
         os.makedirs(workdir)
     out = os.path.join(workdir, "out")
+    paths = {}
+    for name, fixture in hosts.items():
+        if isinstance(fixture, dict):  # facts derived by the test itself, written next to the inventory
+            paths[name] = os.path.join(workdir, "facts-%s.json" % name)
+            with open(paths[name], "w") as f:
+                json.dump(fixture, f)
+        else:
+            paths[name] = os.path.join(FIXTURES, "facts", fixture + ".json")
     inventory = {"all": {
         "hosts": {"localhost": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}},
-        "children": {"rdma_nodes": {"hosts": dict(
-            (name, {"rdma_fixture": os.path.join(FIXTURES, "facts", fixture + ".json")})
-            for name, fixture in hosts.items())}},
+        "children": {"rdma_nodes": {"hosts": dict((name, {"rdma_fixture": path}) for name, path in paths.items())}},
     }}
     with open(os.path.join(workdir, "inventory.yml"), "w") as f:
         yaml.safe_dump(inventory, f)
@@ -146,9 +152,20 @@ def validate_object(obj):
         jsonschema.Draft7Validator(_crd_schema("k8s.cni.cncf.io_networkattachmentdefinitions_crd.json")).validate(obj)
         cni = json.loads(obj["spec"]["config"])
         assert cni["name"] == obj["metadata"]["name"]
+        if "plugins" in cni:  # a conflist (CNI spec): the network's plugin, then rdma-cni (exclusive netns mode)
+            assert set(cni) == {"cniVersion", "name", "plugins"} and cni["plugins"][1:] == [{"type": "rdma"}]
+            cni = cni["plugins"][0]
         assert cni["type"] in ("macvlan", "host-device", "ipoib")
         assert cni["ipam"]["type"]
         return ["NAD CRD openAPIV3Schema", "CNI JSON"]
+    if kind == "IPPool":
+        assert api == "nv-ipam.nvidia.com/v1alpha1"
+        jsonschema.Draft7Validator(_crd_schema("nv-ipam.nvidia.com_ippools.json")).validate(obj)
+        return ["IPPool CRD openAPIV3Schema"]
+    if kind == "NodeFeatureRule":
+        assert api == "nfd.k8s-sigs.io/v1alpha1"
+        jsonschema.Draft7Validator(_crd_schema("nfd.k8s-sigs.io_nodefeaturerules.json")).validate(obj)
+        return ["NodeFeatureRule CRD openAPIV3Schema"]
     if kind == "NicClusterPolicy":
         assert api == "mellanox.com/v1alpha1"
         jsonschema.Draft7Validator(_crd_schema("mellanox.com_nicclusterpolicies.json")).validate(obj)
@@ -167,7 +184,8 @@ def validate_output(out):
         folder = os.path.join(out, sub)
         for name in sorted(os.listdir(folder)):
             path = os.path.join(folder, name)
-            if os.path.isdir(path) or name in ("kustomization.yaml", "network-operator-values.yaml"):
+            if os.path.isdir(path) or name in ("kustomization.yaml", "network-operator-values.yaml",
+                                               "gpu-operator-values.yaml"):
                 continue
             files.append(os.path.join(sub, name) if sub else name)
             obj = _load(path)
@@ -201,8 +219,42 @@ def _without_nccl(name, text):
     return _NCCL_POOL_LABEL.sub("", text)
 
 
+def _without_link_types(config_text):
+    doc = json.loads(config_text)
+    for entry in (doc.get("configList") or []) + (doc.get("resourceList") or []):
+        (entry.get("selectors") or {}).pop("linkTypes", None)
+    return doc
+
+
+def _issue33_view(text):
+    """A rendered object with what issue 33 added on purpose taken out, for the comparison with the capture: the
+    linkTypes of the device plugins' selectors (each checked by the scenarios), the checksum annotation of each
+    config on its plugin's DaemonSet, and Multus's --cleanup-config-on-exit (test_multus_only_when_asked)."""
+    obj = yaml.safe_load(text)
+    if not isinstance(obj, dict):
+        return obj
+    kind, name = obj.get("kind"), (obj.get("metadata") or {}).get("name")
+    if kind == "ConfigMap" and name in ("rdma-devices", "sriovdp-config"):
+        obj["data"]["config.json"] = _without_link_types(obj["data"]["config.json"])
+    elif kind == "DaemonSet" and name in ("rdma-shared-dp-ds", "kube-sriov-device-plugin"):
+        obj["spec"]["template"]["metadata"]["annotations"].pop("rdma.fabric/config-sha256")
+    elif kind == "NicClusterPolicy":
+        for plugin in ("rdmaSharedDevicePlugin", "sriovDevicePlugin"):
+            if plugin in obj["spec"]:
+                obj["spec"][plugin]["config"] = _without_link_types(obj["spec"][plugin]["config"])
+    elif kind == "DaemonSet" and name == "kube-multus-ds":
+        args = obj["spec"]["template"]["spec"]["containers"][0]["args"]
+        obj["spec"]["template"]["spec"]["containers"][0]["args"] = [a for a in args if a != "--cleanup-config-on-exit=true"]
+    return obj
+
+
+ISSUE33_FILES = re.compile(r"(configmap-kube-system-(rdma-devices|sriovdp-config)|daemonset-kube-system-(rdma-shared-dp-ds"
+                           r"|kube-sriov-device-plugin|kube-multus-ds)|nicclusterpolicy-nic-cluster-policy)\.yaml")
+
+
 def assert_unchanged_except_names(out, scenario):
-    """The rendered folder holds what the role rendered before for the same inputs, under the new names (NCCL aside)."""
+    """The rendered folder holds what the role rendered before for the same inputs, under the new names (NCCL aside):
+    byte for byte, except the files issue 33 changed on purpose, which are equal once its additions are taken out."""
     with open(os.path.join(FIXTURES, "rendered", scenario + ".json")) as f:
         before = json.load(f)["files"]
     expected = {}
@@ -223,7 +275,10 @@ def assert_unchanged_except_names(out, scenario):
                 now[os.path.relpath(path, out)] = text
     assert sorted(now) == sorted(expected)
     for name in sorted(expected):
-        assert now[name] == expected[name], name
+        if ISSUE33_FILES.fullmatch(name):
+            assert _issue33_view(now[name]) == _issue33_view(expected[name]), name
+        else:
+            assert now[name] == expected[name], name
 
 
 def nccl_maps(objects, namespace="default"):
@@ -265,7 +320,9 @@ ROCE_NETWORKS = [{"name": "rdma-net-a", "namespace": "training", "type": "macvla
 @pytest.fixture(scope="module")
 def roce_only(tmp_path_factory):
     work = tmp_path_factory.mktemp("roce_only")
-    role_vars = {"k8s_rdma_stack_sriov_device_plugin_enabled": True, "k8s_rdma_stack_networks": ROCE_NETWORKS}
+    # Multus asked for: the capture had it (the default before issue 33)
+    role_vars = {"k8s_rdma_stack_sriov_device_plugin_enabled": True, "k8s_rdma_stack_networks": ROCE_NETWORKS,
+                 "k8s_rdma_stack_multus_enabled": True}
     hosts = {"roce-a": "roce-a", "roce-b": "roce-b"}
     first, out = run_role(work, hosts, role_vars)
     objects, files = validate_output(out)
@@ -296,10 +353,11 @@ def test_roce_only_selectors_from_facts(roce_only):
     config = json.loads(cm["data"]["config.json"])
     assert config == {"periodicUpdateInterval": 300, "configList": [{
         "resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63,
-        "selectors": {"vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}}]}
+        "selectors": {"vendors": ["15b3"], "deviceIDs": ["101d"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"], "linkTypes": ["ether"]}}]}
     sriov = json.loads(roce_only["objects"][("ConfigMap", "kube-system", "sriovdp-config")]["data"]["config.json"])
     assert sriov["resourceList"] == [{"resourceName": "sriov_rdma_vf", "resourcePrefix": "nvidia.com", "selectors": {
-        "vendors": ["15b3"], "devices": ["101e"], "drivers": ["mlx5_core"], "pfNames": ["ens1f0"], "isRdma": True}}]
+        "vendors": ["15b3"], "devices": ["101e"], "drivers": ["mlx5_core"], "pfNames": ["ens1f0"], "linkTypes": ["ether"],
+        "isRdma": True}}]
     ds = roce_only["objects"][("DaemonSet", "kube-system", "rdma-shared-dp-ds")]
     assert ds["spec"]["template"]["spec"]["nodeSelector"] == {"rdma.fabric/capable": "true", "kubernetes.io/os": "linux"}
     assert ds["spec"]["template"]["spec"]["volumes"][2]["configMap"]["name"] == "rdma-devices"
@@ -350,7 +408,10 @@ def test_check_mode_writes_nothing(tmp_path):
 
 
 def test_mixed_gid_indices_network_operator(tmp_path):
+    # Multus asked for and whereabouts kept, as in the capture (before issue 33, which made NV-IPAM the operator's
+    # default: test_network_operator_nv_ipam)
     role_vars = {"k8s_rdma_stack_method": "network_operator", "k8s_rdma_stack_networks": ROCE_NETWORKS,
+                 "k8s_rdma_stack_multus_enabled": True, "k8s_rdma_stack_ipam": "whereabouts",
                  "k8s_rdma_stack_nccl_namespaces": ["default", "training"],
                  "k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63,
                                                     "rdma_devices": ["mlx5_0"]},
@@ -374,9 +435,9 @@ def test_mixed_gid_indices_network_operator(tmp_path):
     config = json.loads(spec["rdmaSharedDevicePlugin"]["config"])
     # a: mlx5_0 of both pools (ens1f0); until issue 19 a had every port, so mlx5_1 (ens1f1) was in a and b
     assert config["configList"][0]["selectors"] == {"vendors": ["15b3"], "deviceIDs": ["101d", "1021"],
-                                                    "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}
+                                                    "drivers": ["mlx5_core"], "ifNames": ["ens1f0"], "linkTypes": ["ether"]}
     assert config["configList"][1] == {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 8, "selectors": {
-        "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"]}}
+        "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"], "linkTypes": ["ether"]}}
     assert sorted(spec["secondaryNetwork"]) == ["cniPlugins", "multus"]
     assert spec["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] == [
         {"matchExpressions": [{"key": "rdma.fabric/capable", "operator": "In", "values": ["true"]}]}]
@@ -394,7 +455,7 @@ def test_mixed_gid_indices_network_operator(tmp_path):
 
 def test_infiniband_only_with_mirror(tmp_path):
     role_vars = {"k8s_rdma_stack_registry_mirror": "registry.example.internal:5000",
-                 "k8s_rdma_stack_image_pull_secrets": ["mirror-pull"],
+                 "k8s_rdma_stack_image_pull_secrets": ["mirror-pull"], "k8s_rdma_stack_multus_enabled": True,
                  "k8s_rdma_stack_networks": [{"name": "ib-net", "type": "ipoib", "master": "ib0",
                                               "resource_name": "rdma/rdma_shared_device_a",
                                               "ipam": {"type": "host-local", "subnet": "10.56.217.0/24",
@@ -411,7 +472,7 @@ def test_infiniband_only_with_mirror(tmp_path):
     assert nccl_maps(objects) == {IB: {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "=mlx5_0:1", "NCCL_SOCKET_IFNAME": "=eth0"}}
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
     assert config["configList"][0]["selectors"] == {"vendors": ["15b3"], "deviceIDs": ["1013"], "drivers": ["mlx5_core"],
-                                                    "ifNames": ["ib0"]}
+                                                    "ifNames": ["ib0"], "linkTypes": ["infiniband"]}
     assert objects[("Node", None, "ib-b")]["metadata"]["labels"] == {"rdma.fabric/capable": "true",
                                                                      "rdma.fabric/link-layer": "InfiniBand",
                                                                      "rdma.fabric/nccl-pool": IB}
@@ -425,7 +486,7 @@ def test_port_down_and_node_without_rdma(tmp_path):
                  "k8s_rdma_stack_networks": [{"name": "vf-net", "type": "host-device", "device": "ens1f0",
                                               "ipam": {"type": "whereabouts", "range": "10.20.0.0/24"}}]}
     proc, out = run_role(tmp_path, {"gpu-11": "roce-portdown", "cpu-1": "no-rdma"}, role_vars)
-    assert "WARNING k8s_rdma_stack: node(s) cpu-1 have no ACTIVE RDMA port" in proc.stdout
+    assert "[WARNING]: k8s_rdma_stack: node(s) cpu-1 have no ACTIVE RDMA port" in _text(proc)
     objects, _files = validate_output(out)
     assert_unchanged_except_names(out, "port_down_no_rdma")
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
@@ -466,12 +527,13 @@ def test_a_plan_of_hosts_without_ports_yet_says_so_and_goes_on(tmp_path):
 
 
 def test_soft_roce_lab_with_opt_in(tmp_path):
-    proc, out = run_role(tmp_path / "lab", {"lab1": "lab1", "lab2": "lab2"}, {"k8s_rdma_stack_include_soft_devices": True})
-    assert "WARNING k8s_rdma_stack: the selected RDMA devices include soft devices" in proc.stdout
+    lab_vars = {"k8s_rdma_stack_include_soft_devices": True, "k8s_rdma_stack_multus_enabled": True}
+    proc, out = run_role(tmp_path / "lab", {"lab1": "lab1", "lab2": "lab2"}, lab_vars)
+    assert "[WARNING]: k8s_rdma_stack: the selected RDMA devices include soft devices" in _text(proc)
     objects, _files = validate_output(out)
     assert_unchanged_except_names(out, "soft_roce_lab")
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
-    assert config["configList"][0]["selectors"] == {"ifNames": ["eth1"]}
+    assert config["configList"][0]["selectors"] == {"ifNames": ["eth1"], "linkTypes": ["ether"]}
     pools = nccl_pools(objects)
     assert pools["lab1"] == pools["lab2"] and re.fullmatch(r"soft1-[0-9a-f]{8}", pools["lab1"])
     assert nccl_maps(objects) == {pools["lab1"]: {
@@ -489,16 +551,15 @@ def test_default_two_resources_per_pool_and_single_port_pools(tmp_path):
     config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
     assert config["configList"] == [
         {"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63, "selectors": {
-            "vendors": ["15b3"], "deviceIDs": ["101d", "1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"]}},
+            "vendors": ["15b3"], "deviceIDs": ["101d", "1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f0"], "linkTypes": ["ether"]}},
         {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 63, "selectors": {
-            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"]}}]
-    assert "shared device resources rdma_shared_device_a, rdma_shared_device_b" in proc.stdout
+            "vendors": ["15b3"], "deviceIDs": ["1021"], "drivers": ["mlx5_core"], "ifNames": ["ens1f1"], "linkTypes": ["ether"]}}]
+    assert "shared device resources rdma_shared_device_a, rdma_shared_device_b" in " ".join(proc.stdout.split())
     # an Ansible warning names the one-port pool and why; gpu-7's pool gives b a port
     text = " ".join(proc.stdout.split())
-    gap = ("[WARNING]: rdma.fabric.rdma_shared_dev_plugin_config: the node pool of %s gives no ACTIVE RDMA port to "
-           "rdma/rdma_shared_device_b: it has 1 RDMA port(s) to share out (%s) and part 2 of 2 is empty: a device is "
-           "in at most one resource; pods asking for rdma/rdma_shared_device_b do not run on its nodes (they stay "
-           "Pending).")
+    gap = ("[WARNING]: k8s_rdma_stack: the node pool of %s gives no ACTIVE RDMA port to rdma/rdma_shared_device_b: "
+           "it has 1 RDMA port(s) to share out (%s) and part 2 of 2 is empty: a device is in at most one resource; "
+           "pods asking for rdma/rdma_shared_device_b do not run on its nodes (they stay Pending).")
     assert gap % ("roce-a", "mlx5_0:1") in text, text[-3000:]
     assert "the node pool of gpu-7" not in text and "left out of the config" not in text
     # single-port pools only: b is left out, with a warning per pool and one for the resource
@@ -507,8 +568,8 @@ def test_default_two_resources_per_pool_and_single_port_pools(tmp_path):
     assert [e["resourceName"] for e in config["configList"]] == ["rdma_shared_device_a"]
     text = " ".join(proc.stdout.split())
     assert gap % ("roce-a", "mlx5_0:1") in text and gap % ("ib-a", "mlx5_0:1") in text, text[-3000:]
-    assert ("[WARNING]: rdma.fabric.rdma_shared_dev_plugin_config: rdma_shared_device_b is left out of the config: no "
-            "node pool gives it an ACTIVE RDMA port") in text
+    assert ("[WARNING]: k8s_rdma_stack: rdma_shared_device_b is left out of the config: no node pool gives it an "
+            "ACTIVE RDMA port") in text
     assert re.search(r"\(ib1-[0-9a-f]{8} = ib-a; roce1-[0-9a-f]{8} = roce-a\)", text)
 
 
@@ -644,3 +705,144 @@ def test_nccl_variables_are_checked(tmp_path):
             "(networks: none)") in text
     assert "k8s_rdma_stack_nccl_pod_interface: 'eth 0' is not allowed; allowed: a network interface name inside the pod" in text
     assert not os.path.exists(out)
+
+
+# --- issue 33: as NVIDIA's users run it ----------------------------------------------------------------------
+
+def _fixture(name):
+    with open(os.path.join(FIXTURES, "facts", name + ".json")) as f:
+        return json.load(f)
+
+
+def _text(proc):
+    """The output as one line (the callback folds long lines and doubles quotes in single-quoted scalars)."""
+    return " ".join(proc.stdout.split()).replace("''", "'")
+
+
+NV_NETWORKS = [{"name": "rdma-net-a", "namespace": "training", "type": "macvlan", "master": "ens1f0", "mtu": 9000,
+                "resource_name": "rdma/rdma_shared_device_a",
+                "ipam": {"type": "whereabouts", "range": "192.168.100.0/24", "exclude": ["192.168.100.254/32"],
+                         "gateway": "192.168.100.1"}}]
+
+
+def test_network_operator_nv_ipam_nfd_gpu_values_and_a_node_without_rdma_ucm(tmp_path):
+    """The operator method's defaults give NV-IPAM (nvIpam, one IPPool per network from its whereabouts range, the
+    CNI IPAM nv-ipam; no whereabouts); NFD selection renders the NodeFeatureRule into the kustomization and every
+    selector uses NFD's label; the GPU Operator's values file; gpu-8 (gpu-7 without rdma_ucm) is not advertised."""
+    gpu8 = _fixture("roce-gid3")
+    gpu8["modules"]["rdma_ucm"] = False
+    role_vars = {"k8s_rdma_stack_method": "network_operator", "k8s_rdma_stack_networks": NV_NETWORKS,
+                 "k8s_rdma_stack_node_selection": "nfd", "k8s_rdma_stack_gpu_operator_values_enabled": True}
+    proc, out = run_role(tmp_path, {"gpu-7": "roce-gid3", "gpu-8": gpu8, "roce-a": "roce-a"}, role_vars)
+    objects, files = validate_output(out)  # IPPool and NodeFeatureRule against their upstream CRDs
+    assert ("[WARNING]: k8s_rdma_stack: node(s) gpu-8 lack the user-space RDMA module(s) rdma_ucm (the facts' "
+            "modules), so the RDMA device plugin could give pods no device there") in _text(proc)
+    assert objects[("Node", None, "gpu-8")]["metadata"]["labels"]["rdma.fabric/capable"] == "false"
+    spec = objects[("NicClusterPolicy", None, "nic-cluster-policy")]["spec"]
+    assert spec["nvIpam"] == {"image": "nvidia-k8s-ipam", "repository": "nvcr.io/nvidia/mellanox",
+                              "version": "network-operator-v26.1.0", "imagePullSecrets": [], "enableWebhook": False}
+    assert spec["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] == [
+        {"matchExpressions": [{"key": "feature.node.kubernetes.io/rdma.available", "operator": "In", "values": ["true"]}]}]
+    assert sorted(spec["secondaryNetwork"]) == ["cniPlugins"]  # Multus not asked for; the CNI plugins still needed
+    # gpu-8's ports are in no selector: the device IDs are roce-a's and gpu-7's, the same as without gpu-8
+    config = json.loads(spec["rdmaSharedDevicePlugin"]["config"])
+    assert config["configList"][0]["selectors"]["ifNames"] == ["ens1f0"]
+    pool = objects[("IPPool", "nvidia-network-operator", "rdma-net-a")]
+    assert pool["spec"] == {"subnet": "192.168.100.0/24", "gateway": "192.168.100.1", "perNodeBlockSize": 64,
+                            "exclusions": [{"startIP": "192.168.100.254", "endIP": "192.168.100.254"}],
+                            "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [{
+                                "key": "feature.node.kubernetes.io/rdma.available", "operator": "In", "values": ["true"]}]}]}}
+    cni = json.loads(objects[("NetworkAttachmentDefinition", "training", "rdma-net-a")]["spec"]["config"])
+    assert cni["ipam"] == {"type": "nv-ipam", "poolName": "rdma-net-a"}
+    assert not any(k[0] == "DaemonSet" or k[2].endswith("whereabouts.cni.cncf.io") for k in objects)
+    rule = objects[("NodeFeatureRule", None, "rdma-fabric-rdma-available")]["spec"]["rules"][0]
+    assert rule["labels"] == {"rdma.available": "true"}
+    assert rule["matchFeatures"] == [
+        {"feature": "kernel.loadedmodule", "matchExpressions": {"ib_uverbs": {"op": "Exists"}, "rdma_ucm": {"op": "Exists"}}},
+        {"feature": "pci.device", "matchExpressions": {"vendor": {"op": "In", "value": ["15b3"]},
+                                                       "device": {"op": "In", "value": ["101d", "1021"]}}}]
+    kustomization = _load(os.path.join(out, "kustomization.yaml"))
+    assert "nodefeaturerule-rdma-fabric-rdma-available.yaml" in kustomization["resources"]
+    assert "ippool-nvidia-network-operator-rdma-net-a.yaml" in kustomization["resources"]
+    assert _load(os.path.join(out, "network-operator-values.yaml")) == {"nfd": {"enabled": True}}
+    assert _load(os.path.join(out, "gpu-operator-values.yaml")) == {"driver": {"rdma": {"enabled": True, "useHostMofed": True}}}
+    assert "gpu-operator-values.yaml" not in kustomization["resources"]
+    assert "render only: the device plugin DaemonSets select" not in _text(proc)  # NFD: nothing outside the kustomization
+
+
+def test_multus_only_when_asked_and_its_removal_leaves_the_cni_configuration(tmp_path):
+    """By default no Multus (most clusters have one); asked for, the thin plugin removes the 00-multus.conf it wrote
+    when its pod stops, so deleting the DaemonSet leaves the nodes' CNI configuration as it found it. A folder that
+    had the role's Multus says, when it goes, how to remove it safely."""
+    hosts = {"gpu-7": "roce-gid3"}
+    proc, out = run_role(tmp_path / "default", hosts, {"k8s_rdma_stack_networks": ROCE_NETWORKS})
+    objects, _files = validate_output(out)
+    assert not any(k[2] in ("kube-multus-ds", "multus", "network-attachment-definitions.k8s.cni.cncf.io") for k in objects)
+    assert ("NetworkAttachmentDefinition", "training", "rdma-net-a") in objects
+    _proc, out = run_role(tmp_path / "asked", hosts, {"k8s_rdma_stack_networks": ROCE_NETWORKS,
+                                                      "k8s_rdma_stack_multus_enabled": True})
+    objects, _files = validate_output(out)
+    pod = objects[("DaemonSet", "kube-system", "kube-multus-ds")]["spec"]["template"]["spec"]
+    args = pod["containers"][0]["args"]
+    assert pod["containers"][0]["command"] == ["/thin_entrypoint"]
+    # the entrypoint's cleanupMultusConf removes <cni-conf-dir>/00-multus.conf(list) on exit with the auto config;
+    # the node's own config is never renamed; it writes nowhere but the two host folders below
+    assert "--cleanup-config-on-exit=true" in args and "--multus-conf-file=auto" in args
+    assert "--cni-conf-dir=/host/etc/cni/net.d" in args and not any(a.startswith("--rename-conf-file") for a in args)
+    assert sorted(v["hostPath"]["path"] for v in pod["volumes"]) == ["/etc/cni/net.d", "/opt/cni/bin"]
+    assert pod["terminationGracePeriodSeconds"] >= 10
+    # the same folder without Multus: its files go, with a warning
+    proc, _out = run_role(tmp_path / "asked", hosts, {"k8s_rdma_stack_networks": ROCE_NETWORKS})
+    assert ("WARNING k8s_rdma_stack: %s/daemonset-kube-system-kube-multus-ds.yaml (the role's own Multus, rendered by an "
+            "earlier run) is removed" % out) in _text(proc)
+    assert not os.path.exists(os.path.join(out, "daemonset-kube-system-kube-multus-ds.yaml"))
+
+
+def test_exclusive_rdma_netns_chains_rdma_cni(tmp_path):
+    nets = [{"name": "pf-net", "type": "host-device", "device": "ens1f1", "resource_name": "rdma/rdma_shared_device_b",
+             "ipam": {"type": "whereabouts", "range": "10.20.0.0/24"}}]
+    one = [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 1, "split": {"part": 1, "parts": 2}},
+           {"resourceName": "rdma_shared_device_b", "rdmaHcaMax": 1, "split": {"part": 2, "parts": 2}}]
+    proc, out = run_role(tmp_path / "ok", {"gpu-7": "roce-gid3"}, {"k8s_rdma_stack_rdma_netns": "exclusive",
+                                                                   "k8s_rdma_stack_networks": nets,
+                                                                   "k8s_rdma_stack_shared_devices": one})
+    objects, _files = validate_output(out)
+    assert "RDMA netns mode exclusive" not in _text(proc)  # one pod per device: rdmaHcaMax 1
+    assert json.loads(objects[("NetworkAttachmentDefinition", "default", "pf-net")]["spec"]["config"]) == {
+        "cniVersion": "0.3.1", "name": "pf-net", "plugins": [
+            {"type": "host-device", "device": "ens1f1", "ipam": {"type": "whereabouts", "range": "10.20.0.0/24"}},
+            {"type": "rdma"}]}
+    assert daemonset_images(objects)["kube-rdma-cni-ds"] == ["ghcr.io/k8snetworkplumbingwg/rdma-cni:v1.5.0"]
+    ds = objects[("DaemonSet", "kube-system", "kube-rdma-cni-ds")]["spec"]["template"]["spec"]
+    assert ds["nodeSelector"] == {"rdma.fabric/capable": "true", "kubernetes.io/os": "linux"}
+    # a macvlan interface has no RDMA device of its own to move: refused before anything is read
+    proc, out = run_role(tmp_path / "bad", {"gpu-7": "roce-gid3"}, {"k8s_rdma_stack_rdma_netns": "exclusive",
+                                                                    "k8s_rdma_stack_networks": ROCE_NETWORKS}, expect_rc=2)
+    assert "k8s_rdma_stack_networks[0]: type macvlan cannot be used with k8s_rdma_stack_rdma_netns: exclusive" in _text(proc)
+    assert not os.path.exists(out)
+
+
+def test_mixed_ib_ethernet_pool_gives_one_link_type_per_resource(tmp_path):
+    """vpi-mixed: port 1 InfiniBand (ib0), port 2 Ethernet (ens1f1), same vendor, device and driver. The default
+    halves are one link type each, the selectors say which; one resource over both ports is given as _ib and _eth.
+    The seed's RayCluster (rdma_shared_device_a and _b) passes the pod check on the default render."""
+    from ansible_collections.rdma.fabric.plugins.plugin_utils import pod_check
+
+    _proc, out = run_role(tmp_path / "halves", {"vpi-1": "vpi-mixed"}, {})
+    objects, _files = validate_output(out)
+    config = json.loads(objects[("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
+    assert [(e["resourceName"], e["selectors"]["ifNames"], e["selectors"]["linkTypes"]) for e in config["configList"]] == [
+        ("rdma_shared_device_a", ["ib0"], ["infiniband"]), ("rdma_shared_device_b", ["ens1f1"], ["ether"])]
+    with open(os.path.join(_repo_root(), "docs", "examples", "raycluster-rdma.yaml")) as f:
+        ray = list(yaml.safe_load_all(f))
+    result = pod_check.check(ray, list(objects.values()), {"vpi-mixed": _fixture("vpi-mixed")})
+    assert result["ok"] is True, result
+    proc, out = run_role(tmp_path / "one", {"vpi-1": "vpi-mixed"}, {
+        "k8s_rdma_stack_shared_devices": [{"resourceName": "rdma_shared_device_a", "rdmaHcaMax": 63}]})
+    config = json.loads(validate_output(out)[0][("ConfigMap", "kube-system", "rdma-devices")]["data"]["config.json"])
+    assert [(e["resourceName"], e["selectors"]["linkTypes"]) for e in config["configList"]] == [
+        ("rdma_shared_device_a_ib", ["infiniband"]), ("rdma_shared_device_a_eth", ["ether"])]
+    assert re.search(r"\[WARNING\]: k8s_rdma_stack: node pool ib1-roce1-[0-9a-f]{8} \(vpi-1\) has InfiniBand and Ethernet ports "
+                     r"in rdma_shared_device_a; a resource holds one link type, so they are given as "
+                     r"rdma_shared_device_a_ib and rdma_shared_device_a_eth there", _text(proc))
+    assert "no node pool gives an ACTIVE RDMA port to" not in _text(proc)

@@ -95,8 +95,9 @@ def test_only_the_added_packages_still_installed_are_removed(tmp_path):
     apt = result(tasks, "Remove the packages this role added (apt)")
     assert apt["invocation"]["module_args"]["name"] == decided["__mofed_remove"]
     assert apt["invocation"]["module_args"]["state"] == "absent" and apt["invocation"]["module_args"]["autoremove"] is False
-    record = [r for r in result(tasks, "Remove the modules-load.d file, the record of added packages and the record of the last run")["results"]
-              if r["item"] == str(tmp_path / "mofed-added.json")][0]
+    removed = result(tasks, "Remove the modules-load.d file, the ib_core option file, the record of added packages and "
+                            "the record of the last run")["results"]
+    record = [r for r in removed if r["item"] == str(tmp_path / "mofed-added.json")][0]
     assert record["changed"] is True                        # check mode: says so, keeps it
     assert (tmp_path / "mofed-added.json").exists()
     assert result(tasks, "Install, check, load and activate the driver stack of flavour inbox").get("skipped") is True
