@@ -7,7 +7,9 @@
 #               promtool rule tests, the Molecule scenarios of
 #               molecule/ci-scenarios.txt
 #   make test-all  the same checks and every Molecule scenario (molecule/*/), and what
-#               is too heavy for CI's budget
+#               is too heavy for CI's budget (ee_slices: the image built and run)
+#   make ee-image  build the execution environment image (podman, ansible-builder)
+#   make ee-lab    site.yml in that image on the lab, as AWX jobs: sliced vs unsliced
 #
 # Everything below installs what it needs (pinned): system packages via apt
 # (tools/deps/apt-packages.txt), Python packages into .venv
@@ -30,10 +32,10 @@ LAB        := $(ROOT)/tools/lab/lab
 .PHONY: help deps venv collection-link lint sanity unit host-checks molecule \
         molecule-all test test-all demo lab-image lab-up lab-down lab-status build clean \
         pack-venvs tools-venv core-venvs tarball-test matrix ee-test docs-test docs-run changelog-test host-python \
-        bindep release promtool-test
+        bindep release promtool-test ee-image ee-lab
 
 help:
-	@sed -n '1,10p' Makefile
+	@sed -n '1,12p' Makefile
 
 # --- installation ---------------------------------------------------------
 deps: $(STAMPS)/apt
@@ -187,6 +189,20 @@ ee-test: build tools-venv
 
 bindep:
 	$(BIN)/python tests/packaging/bindep.py .
+
+# The execution environment image, built for real (podman, ansible-builder):
+# a local Debian 12 base (mmdebstrap + podman import; no registry is
+# reachable), Python packages from PyPI pinned by tools/deps/ee-constraints.txt,
+# the collection from the tarball above. Prints its size and build times
+# (build/ee/image.json). tools/ee/build-image says how.
+ee-image: build tools-venv
+	$(TOOLS)/python tools/ee/build-image $(TARBALL)
+
+# site.yml in that image on the lab, as AWX jobs (molecule/ee_slices, also in
+# make test-all): two slices and the fleet job, then the unsliced run; the
+# reports compared. The image is built first, before the VMs boot.
+ee-lab: venv collection-link lab-image ee-image
+	MOLECULE_SCENARIOS=ee_slices tools/lab/run-molecule-all
 
 # antsibull-docs lint-collection-docs and the docsite (RST + Sphinx HTML)
 # from the installed tarball.

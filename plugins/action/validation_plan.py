@@ -11,7 +11,7 @@ __metaclass__ = type
 from ansible_collections.rdma.fabric.plugins.modules.validation_plan import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
 from ansible_collections.rdma.fabric.plugins.plugin_utils.controller import ControllerAction
-from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import read_hosts
+from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import limit_hosts, read_hosts
 
 HOST_VAR_PREFIX = "rdma_validate_"
 # 0 means "none" for these (as the role's variables say).
@@ -45,6 +45,9 @@ def make_plan(args, host_values):
     if args["check_only"]:
         return {"changed": False}
     live = set(args["hosts"] if args.get("live_hosts") is None else args["live_hosts"])
+    reachable = args.get("reachable_hosts")
+    if reachable is not None:
+        live &= set(reachable)
     endpoints = {}
     switch_of = {}
     for host in args["hosts"]:
@@ -57,7 +60,7 @@ def make_plan(args, host_values):
         endpoints[host] = fv.select_endpoint(values.get("rdma"), host=host, device=values.get("device") or None,
                                              port=(int(port) or None) if port not in (None, "") else None,
                                              data_ip=values.get("data_ip") or None)
-    plan = fv.validation_plan(endpoints, args["hosts"], switch_of=switch_of or None, **options)
+    plan = fv.validation_plan(endpoints, args["hosts"], switch_of=switch_of or None, reachable=reachable, **options)
     # Each live host's endpoint (device, port, GID index, address): the workload stage starts its ranks there.
     plan["endpoints"] = endpoints
     return {"changed": False, "plan": plan}
@@ -69,6 +72,9 @@ class ActionModule(ControllerAction):
 
     def run_on_controller(self, args, task_vars):
         names = [HOST_VAR_PREFIX + name for name in fv.HOST_VARS]
+        if args.get("reachable_hosts") is None:
+            # the hosts this run may touch: its --limit (a slice of a sliced job), else every host
+            args = dict(args, reachable_hosts=limit_hosts(task_vars, self._loader))
         read = read_hosts(task_vars, args["hosts"], variables=names, facts=() if args["check_only"] else ("rdma",))
         # A host's own variables (inventory, extra vars) win; else the value this task sees when it does not
         # come from this host's inventory (role and play variables, the role's defaults), the same for all.

@@ -18,11 +18,11 @@ from ansible_collections.rdma.fabric.plugins.plugin_utils import rollout
 
 
 def rollout_settings(serial, max_fail_percentage=None, hosts=None, batch_reboot=None, batch_reboot_timeout=None,
-                     k8s_drain_timeout=None, allow_single_batch=None, flags=None):
-    """The rollout settings checked (risky ones shown as warnings), and the batches."""
+                     k8s_drain_timeout=None, allow_single_batch=None, flags=None, job=None):
+    """The rollout settings and rdma_fabric_job checked (risky ones shown as warnings), and the batches."""
     try:
         result = rollout.settings(serial, max_fail_percentage, hosts or [], batch_reboot, batch_reboot_timeout,
-                                  k8s_drain_timeout, allow_single_batch, flags)
+                                  k8s_drain_timeout, allow_single_batch, flags, job)
     except rollout.RolloutError as e:
         raise AnsibleFilterError(str(e))
     for text in result["warnings"]:

@@ -49,6 +49,17 @@ options:
     description: The hosts that still take part; the others failed or dropped out earlier and fail their pairs' pre-check.
     type: list
     elements: str
+  reachable_hosts:
+    description:
+      - The hosts this run can reach. Hosts of O(hosts) outside them are left out of the plan (listed in its
+        C(left_out)) - never paired, pre-checked or failed, as if not named.
+      - Default, the run's C(--limit) (C(ansible_limit)) resolved against the inventory as C(ansible-playbook)
+        resolves it (patterns, groups, C(!) and C(&), C(@file)); every inventory host without a limit. So a slice of
+        a sliced job (AWX job slicing, or runs with C(--limit)) never plans a pair with a host of another slice,
+        even when O(hosts) names it (C(rdma_validate_hosts), C(rdma_validate_reference_hosts)); the pairs across
+        slices are the fleet job's.
+    type: list
+    elements: str
   check_only:
     description: Only check the options and the hosts' variables.
     type: bool
@@ -156,7 +167,7 @@ plan:
     - C(pairs) (server, client, problems, ok, thresholds), C(runs) (C(id), the C(server) and C(client) endpoints and
       the C(tests) to run), C(results) (a C(precheck) entry per pair and a failed entry per test of a pair that failed
       its pre-check), C(waves) (C(runs), the run indices of the wave; C(servers) and C(clients), host to run index)
-      and C(problems) (plan-level).
+      C(problems) (plan-level) and C(left_out) (hosts of O(hosts) outside O(reachable_hosts), not planned).
   returned: unless O(check_only)
   type: dict
 """
@@ -166,6 +177,7 @@ from ansible.module_utils.basic import AnsibleModule
 ARGUMENT_SPEC = dict(
     hosts=dict(type="list", elements="str", required=True),
     live_hosts=dict(type="list", elements="str"),
+    reachable_hosts=dict(type="list", elements="str"),
     check_only=dict(type="bool", default=False),
     var_prefix=dict(type="str", default=""),
     topology=dict(type="str", choices=["ring", "all_pairs"], default="ring"),

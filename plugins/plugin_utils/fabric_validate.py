@@ -370,15 +370,31 @@ def check_options(tests=DEFAULT_TESTS, base_port=18515, min_bw_fraction=0.5, min
             raise ValidateError("%s: %r is not allowed; allowed: a finite number >= 0 (0 or null: no limit)" % (name, value))
 
 
+def reachable_split(hosts, reachable=None):
+    """``(kept, left_out)``: the hosts, in order, that this run can reach, and the others.
+
+    ``reachable``: the hosts the run may touch (its --limit; None: every host). A slice of a sliced
+    job (AWX job slicing, a run with --limit) reaches only its own hosts: a host of another slice is
+    left out of its plan, never paired, pre-checked or failed there; the fleet job pairs the hosts
+    across slices.
+    """
+    if reachable is None:
+        return list(hosts), []
+    reach = set(reachable)
+    return [h for h in hosts if h in reach], [h for h in hosts if h not in reach]
+
+
 def validation_plan(endpoints, hosts, topology="ring", tests=DEFAULT_TESTS, base_port=18515, min_bw_fraction=0.5,
                     min_bw_fraction_soft=0.001, min_bw_gbps=None, max_latency_us=None, max_latency_us_soft=None,
                     lat_iterations=1000, lat_iterations_soft=100, bw_iterations=5000, bw_iterations_soft=300, bw_size=65536,
-                    rping_count=10, neighbours=1, switch_of=None, concurrency=0):
+                    rping_count=10, neighbours=1, switch_of=None, concurrency=0, reachable=None):
     """Pairs, pre-check results and the runs for the hosts of a play.
 
     ``endpoints`` maps host -> ``select_endpoint`` output; a host of ``hosts``
     without one was unreachable or failed earlier and fails its pairs' pre-check.
-    Returns ``{pairs, runs, results, problems}``: ``results`` already holds a
+    ``reachable`` (None: all): the hosts this run can reach; the others are left
+    out before pairing (:func:`reachable_split`) and listed in ``left_out``.
+    Returns ``{pairs, runs, results, problems, waves, left_out}``: ``results`` already holds a
     ``precheck`` entry per pair and a failed entry for every test of a pair
     that failed its pre-check; ``runs`` holds one run per pair that passed,
     with the ``tests`` to execute in order (the rdma.fabric.perftest module's
@@ -401,8 +417,8 @@ def validation_plan(endpoints, hosts, topology="ring", tests=DEFAULT_TESTS, base
                   lat_iterations_soft=lat_iterations_soft, bw_iterations=bw_iterations,
                   bw_iterations_soft=bw_iterations_soft, bw_size=bw_size, rping_count=rping_count, topology=topology,
                   neighbours=neighbours, concurrency=concurrency)
-    out = {"pairs": [], "runs": [], "results": [], "problems": [], "waves": []}
-    hosts = list(hosts or [])
+    hosts, left_out = reachable_split(hosts or [], reachable)
+    out = {"pairs": [], "runs": [], "results": [], "problems": [], "waves": [], "left_out": left_out}
     if len(hosts) < 2:
         out["problems"].append("need at least two hosts to validate the fabric, got %d (%s)"
                                % (len(hosts), ", ".join(hosts) or "none"))

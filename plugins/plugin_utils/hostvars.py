@@ -17,6 +17,8 @@ __metaclass__ = type
 
 from collections.abc import Mapping
 
+from ansible.inventory.manager import InventoryManager
+
 _MISSING = object()
 
 
@@ -62,3 +64,20 @@ def read_hosts(task_vars, hosts, variables=(), facts=(), data=()):
                 values[name] = raw[name]
         out[host] = {"facts": dict((name, host_facts.get(name)) for name in facts), "vars": values, "known": True}
     return out
+
+
+def limit_hosts(task_vars, loader):
+    """The inventory hosts this run may touch: those its ``--limit`` selects (``ansible_limit``), resolved
+    the way ansible-playbook resolves it (host patterns, groups, ``!`` and ``&``, ``@file``), against the
+    inventory's groups (``groups``); None without a limit (every host).
+    """
+    limit = task_vars.get("ansible_limit")
+    if not limit:
+        return None
+    inventory = InventoryManager(loader, parse=False)
+    for group, hosts in (task_vars.get("groups") or {}).items():
+        inventory.add_group(group)
+        for host in hosts:
+            inventory.add_host(host, group=group)
+    inventory.subset(limit)
+    return [h.name for h in inventory.get_hosts("all")]

@@ -62,6 +62,7 @@ from ansible_collections.rdma.fabric.plugins.plugin_utils.report_model import (
 
 # The report's entry points, from its data model: callers build and render through this module.
 build_report = report_model.build_report
+comparable = report_model.comparable
 host_inputs = report_model.host_inputs
 pair_matrix = report_model.pair_matrix
 

@@ -33,7 +33,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import math
+import re
 
 from ansible_collections.rdma.fabric.plugins.module_utils.common.rdma_schema import (
     missing_user_space_modules,
@@ -330,6 +332,49 @@ def build_report(hosts, validation=None, generated_at=None, title="RDMA fabric r
         if not view["ok"]:
             summary["ok"] = False
     return report
+
+
+# What differs between two reports of the same fabric in the same state: when each was made, and what
+# the tests measured. ``comparable`` takes exactly these out, so that two runs' reports can be compared
+# (a sliced job against an unsliced run, a run against the one before): the time stamp; in each
+# validation entry the measured figures and those quoted in its message (and in the problems that
+# quote a failed test's message), and how many connection attempts a client needed; the workload
+# stage's per-size rows.
+MEASURED = ("bandwidth_gbps", "latency_us", "elapsed_s", "sizes")
+# a figure with its unit, not a threshold ("... below the threshold 0.003 Gb/s" keeps its 0.003)
+_MEASURED_TEXT = re.compile(r"(?<!threshold )(?<![\w.])[0-9]+\.[0-9]+(?= (?:Gb/s|us)\b)")
+# how often a client had to connect before its server listened (rdma.fabric.perftest's message): timing
+_ATTEMPTS_TEXT = re.compile(r" \(after [0-9]+ connection attempts\)")
+
+
+def comparable(report):
+    """A copy of report data (``build_report``, fabric-report.json) without what differs between two runs
+    over the same fabric: ``generated_at`` dropped, in every ``validation`` entry the measured figures
+    (``MEASURED``) set to None, and each measured figure in a validation ``message`` or a ``problems``
+    sentence (the report's and each host's: a failed test's message is quoted there) - "0.052 Gb/s",
+    "812.40 us", not a threshold - written "<measured> Gb/s", and the note of how many connection attempts a
+    client needed (" (after 2 connection attempts)", when its server was slow to listen) dropped. Everything
+    else (hosts, their devices, ports, GIDs, QoS and GPUDirect state, pools, which tests passed, thresholds,
+    the summary) is kept as it is."""
+    def text(value):
+        if not isinstance(value, str):
+            return value
+        return _MEASURED_TEXT.sub("<measured>", _ATTEMPTS_TEXT.sub("", value))
+
+    out = copy.deepcopy(report)
+    out.pop("generated_at", None)
+    for entry in out.get("validation") or []:
+        if not isinstance(entry, dict):
+            continue
+        for key in MEASURED:
+            if key in entry:
+                entry[key] = None
+        entry["message"] = text(entry.get("message"))
+    holders = [out] + [h for h in (out.get("hosts") or {}).values() if isinstance(h, dict)]
+    for holder in holders:
+        if isinstance(holder.get("problems"), list):
+            holder["problems"] = [text(p) for p in holder["problems"]]
+    return out
 
 
 def _qos_input(registered):

@@ -12,7 +12,8 @@ naming the variable and the accepted forms) and cuts the play's hosts into batch
 ``serial`` does. A serial that puts the whole fleet (two hosts or more) in one batch - the thing a staged
 rollout exists to prevent - needs ``rdma_fabric_allow_single_batch: true``; a max_fail_percentage of 100,
 which stops the rollout only where a whole batch failed, is a warning (``warnings`` of the result, shown by
-the filter). ``batch`` says which batch a
+the filter). It also checks ``rdma_fabric_job``: which of site.yml's stages this run does, all of them or
+one side of a sliced job (``JOB_KINDS``). ``batch`` says which batch a
 set of hosts is and which already-done host the batch is tested against; ``gate`` turns a batch's
 validation results into a verdict per host (which batch, which host, why).
 """
@@ -31,6 +32,20 @@ REBOOT_VAR = "rdma_fabric_batch_reboot"
 REBOOT_TIMEOUT_VAR = "rdma_fabric_batch_reboot_timeout"
 REBOOT_TIMEOUT_DEFAULT = 900
 REBOOT_TIMEOUT_MIN = 60
+JOB_VAR = "rdma_fabric_job"
+# Which of site.yml's stages a run does. The host stages (facts, mofed, soft_roce, lossless_ethernet,
+# gpudirect) touch each host on its own; the fleet stages (Kubernetes, validation, the report, the final
+# verdict) need every host at once. A sliced job (AWX job slicing, or runs with --limit) runs the host
+# stages per slice ("slice") and the fleet stages once afterwards ("fleet"), the facts carried from the
+# slices to it by the fact cache.
+JOB_KINDS = {
+    "whole": {"host_stages": True, "fleet_stages": True},
+    "slice": {"host_stages": True, "fleet_stages": False},
+    "fleet": {"host_stages": False, "fleet_stages": True},
+}
+JOB_FORMS = ('"whole" (every stage; unset means this), "slice" (the facts and the host stages only: one slice '
+             'of a sliced job, --limit to its hosts) or "fleet" (Kubernetes, validation, the report and the '
+             'verdict only, over all hosts, with the facts the slices left in the fact cache)')
 K8S_DRAIN_TIMEOUT_VAR = "rdma_fabric_k8s_drain_timeout"
 K8S_DRAIN_TIMEOUT_DEFAULT = 600
 K8S_DRAIN_TIMEOUT_RANGE = (1, 86400)
@@ -141,6 +156,15 @@ def check_batch_reboot_timeout(value):
     return seconds
 
 
+def check_job(value):
+    """``rdma_fabric_job`` as one of ``JOB_KINDS`` (None: "whole")."""
+    if value is None:
+        return "whole"
+    if isinstance(value, str) and value in JOB_KINDS:
+        return value
+    raise RolloutError("%s: %r is not accepted; accepted: %s" % (JOB_VAR, value, JOB_FORMS))
+
+
 def check_k8s_drain_timeout(value):
     """``rdma_fabric_k8s_drain_timeout`` as an int of seconds (None: 600); "abc", 0, 10**9 rejected."""
     if value is None:
@@ -178,10 +202,15 @@ def make_batches(hosts, serial):
 
 
 def settings(serial, max_fail_percentage, hosts, batch_reboot=None, batch_reboot_timeout=None,
-             k8s_drain_timeout=None, allow_single_batch=None, flags=None):
-    """The checked rollout settings: ``staged``, ``serial``, ``max_fail_percentage``, ``batches``,
-    ``batch_reboot``, ``batch_reboot_timeout``, ``k8s_drain_timeout`` (None: unset, the defaults) and
-    ``warnings`` (sentences naming a valid but risky setting and the risk).
+             k8s_drain_timeout=None, allow_single_batch=None, flags=None, job=None):
+    """The checked run settings (None: unset, the defaults).
+
+    ``job``, ``host_stages`` and ``fleet_stages``: which stages this run does (``JOB_KINDS``);
+    ``staged``, ``serial``, ``max_fail_percentage``, ``batches``, ``batch_reboot``,
+    ``batch_reboot_timeout`` and ``k8s_drain_timeout``: how the host stages are cut into batches (a run
+    without host stages, the fleet job of a sliced job, has no batches); ``all_at_once``: the host stages
+    run on all hosts at once (they run, and not in batches); ``warnings``: sentences naming a valid but
+    risky setting and the risk.
 
     ``flags``: ``{variable: value}`` of the playbook's other true/false settings (the drains, failing on a bad
     validation), each checked as the batch reboot flag is (``"ture"`` would read as false: no drain).
@@ -194,10 +223,13 @@ def settings(serial, max_fail_percentage, hosts, batch_reboot=None, batch_reboot
     reboot_timeout = check_batch_reboot_timeout(batch_reboot_timeout)
     drain_timeout = check_k8s_drain_timeout(k8s_drain_timeout)
     single_ok = check_batch_reboot(allow_single_batch, SINGLE_BATCH_VAR)
+    kind = check_job(job)
+    stages = JOB_KINDS[kind]
+    staged = bool(checked) and stages["host_stages"]
     hosts = list(hosts or [])
-    batches = make_batches(hosts, checked) if checked else []
+    batches = make_batches(hosts, checked) if staged else []
     warnings = []
-    if checked and len(batches) == 1 and len(hosts) > 1:
+    if staged and len(batches) == 1 and len(hosts) > 1:
         if not single_ok:
             raise RolloutError(
                 "%s: %r puts all %d hosts in one batch, so every host changes at once, which a staged rollout "
@@ -205,12 +237,16 @@ def settings(serial, max_fail_percentage, hosts, batch_reboot=None, batch_reboot
                 % (SERIAL_VAR, serial, len(hosts), SINGLE_BATCH_VAR))
         warnings.append("%s: %r puts all %d hosts in one batch (accepted with %s: true): every host changes at once"
                         % (SERIAL_VAR, serial, len(hosts), SINGLE_BATCH_VAR))
-    if checked and max_fail >= 100:
+    if staged and max_fail >= 100:
         warnings.append("%s: %d stops the rollout only where every host of a batch failed (as Ansible does): the "
                         "next batch runs after one in which all hosts but one failed their health gate"
                         % (MAX_FAIL_VAR, max_fail))
     return {
-        "staged": bool(checked),
+        "job": kind,
+        "host_stages": stages["host_stages"],
+        "fleet_stages": stages["fleet_stages"],
+        "staged": staged,
+        "all_at_once": stages["host_stages"] and not staged,
         "serial": checked,
         "max_fail_percentage": max_fail,
         "batches": batches,

@@ -13,11 +13,13 @@ import os
 import pytest
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.parsing.dataloader import DataLoader
 
 from ansible_collections.rdma.fabric.plugins.action.validation_plan import make_plan
 from ansible_collections.rdma.fabric.plugins.action.validation_results import collect, write_json
 from ansible_collections.rdma.fabric.plugins.modules.validation_plan import ARGUMENT_SPEC
 from ansible_collections.rdma.fabric.plugins.plugin_utils import fabric_validate as fv
+from ansible_collections.rdma.fabric.plugins.plugin_utils.hostvars import limit_hosts
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "fabric")
 
@@ -61,6 +63,37 @@ def test_dropped_hosts_fail_their_pre_check():
     plan = make_plan(args(live_hosts=["lab1"]), values())["plan"]
     assert plan["runs"] == [] and plan["waves"] == []
     assert plan["results"][0]["message"] == "pre-check failed: lab2: unreachable or failed before validation"
+
+
+def test_a_slice_plans_only_the_hosts_it_can_reach():
+    """--limit lab1,lab3 (slice 1 of a sliced job) with lab2 of the other slice named too, its facts at
+    hand (the shared fact cache): lab2 is left out, its endpoint not even picked."""
+    per_host = dict(values(), lab3={"rdma": lab("lab2"), "data_ip": "192.0.2.13"})
+    plan = make_plan(args(hosts=["lab1", "lab2", "lab3"], reachable_hosts=["lab1", "lab3"]), per_host)["plan"]
+    assert [(p["server"], p["client"], p["ok"]) for p in plan["pairs"]] == [("lab1", "lab3", True)]
+    assert plan["left_out"] == ["lab2"] and sorted(plan["endpoints"]) == ["lab1", "lab3"]
+    # no limit: every host, the ring across the slices
+    whole = make_plan(args(hosts=["lab1", "lab2", "lab3"]), per_host)["plan"]
+    assert whole["left_out"] == [] and len(whole["pairs"]) == 3
+
+
+GROUPS = {"all": ["lab1", "lab2", "lab3", "lab4"], "ungrouped": [], "rdma_nodes": ["lab1", "lab2", "lab3", "lab4"],
+          "slice1": ["lab1", "lab3"], "gpu": ["lab3", "lab4"]}
+
+
+@pytest.mark.parametrize("limit, hosts", [
+    ("slice1", ["lab1", "lab3"]), ("lab1,lab2", ["lab1", "lab2"]), ("rdma_nodes:!slice1", ["lab2", "lab4"]),
+    ("slice1:&gpu", ["lab3"]), ("rdma_nodes[1:2]", ["lab2", "lab3"]), ("~lab[12]", ["lab1", "lab2"]), ("nosuchhost", []),
+])
+def test_the_hosts_of_a_limit_as_ansible_playbook_resolves_it(limit, hosts):
+    assert limit_hosts({"groups": GROUPS, "ansible_limit": limit}, DataLoader()) == hosts
+
+
+def test_a_limit_from_a_file_and_no_limit(tmp_path):
+    (tmp_path / "retry").write_text("lab4\nlab2\n")
+    assert limit_hosts({"groups": GROUPS, "ansible_limit": "@%s" % (tmp_path / "retry")}, DataLoader()) == ["lab2", "lab4"]
+    assert limit_hosts({"groups": GROUPS}, DataLoader()) is None
+    assert limit_hosts({"groups": GROUPS, "ansible_limit": ""}, DataLoader()) is None
 
 
 @pytest.mark.parametrize("kw, per_host, message", [

@@ -283,6 +283,53 @@ def test_plan_marks_hosts_without_endpoint_as_unreachable(facts):
     assert [r["id"] for r in plan["runs"]] == ["lab3-lab1"]
 
 
+def four_hosts(facts):
+    """lab1, lab2 (the real lab facts) and lab3, lab4 (copies of lab2's and lab1's with their own data IPs)."""
+    eps = endpoints(facts)
+    eps["lab3"] = fv.select_endpoint(copy.deepcopy(facts["lab2"]), host="lab3", data_ip="192.0.2.13")
+    eps["lab4"] = fv.select_endpoint(copy.deepcopy(facts["lab1"]), host="lab4", data_ip="192.0.2.14")
+    return eps
+
+
+def test_a_slice_never_plans_a_pair_with_a_host_it_cannot_reach(facts):
+    """Slice 1 of a sliced job (--limit lab1,lab3) is asked for every host (rdma_validate_hosts or
+    reference hosts naming the other slice): lab2 and lab4 are left out before pairing, neither paired
+    nor failed, and no run, result or wave names them; the slice's own hosts make their own ring."""
+    eps = four_hosts(facts)
+    plan = fv.validation_plan(eps, ["lab1", "lab2", "lab3", "lab4"], tests=["rping"], reachable=["lab1", "lab3"])
+    assert plan["left_out"] == ["lab2", "lab4"]
+    assert [(p["server"], p["client"]) for p in plan["pairs"]] == [("lab1", "lab3")]
+    named = set()
+    for entry in plan["results"] + [r["server"] for r in plan["runs"]] + [r["client"] for r in plan["runs"]]:
+        named.update(entry.get("hosts") or [entry.get("host")])
+    for wave in plan["waves"]:
+        named.update(wave["servers"])
+        named.update(wave["clients"])
+    assert named == {"lab1", "lab3"}
+    assert plan["problems"] == [] and all(r["passed"] for r in plan["results"])
+    # even with the other slice's endpoints at hand (facts from the shared fact cache): still left out
+    assert fv.validation_plan(eps, ["lab2", "lab1"], reachable=["lab1"])["pairs"] == []
+
+
+def test_a_slice_of_one_host_has_no_pair_and_says_why(facts):
+    plan = fv.validation_plan(four_hosts(facts), ["lab1", "lab2", "lab3", "lab4"], reachable=["lab2"])
+    assert plan["pairs"] == [] and plan["runs"] == [] and plan["results"] == []
+    assert plan["left_out"] == ["lab1", "lab3", "lab4"]
+    assert plan["problems"] == ["need at least two hosts to validate the fabric, got 1 (lab2)"]
+
+
+def test_without_a_limit_every_host_is_planned_and_the_fleet_pairs_across_slices(facts):
+    """The fleet job (no --limit): the ring crosses the slices (lab1-lab2, lab2-lab3, ...)."""
+    eps = four_hosts(facts)
+    hosts = ["lab1", "lab2", "lab3", "lab4"]
+    plan = fv.validation_plan(eps, hosts, tests=["rping"])
+    assert plan["left_out"] == [] and plan == fv.validation_plan(eps, hosts, tests=["rping"], reachable=hosts + ["other"])
+    assert [(p["server"], p["client"]) for p in plan["pairs"]] == [
+        ("lab1", "lab2"), ("lab2", "lab3"), ("lab3", "lab4"), ("lab4", "lab1")]
+    assert fv.reachable_split(["b", "a", "c"], ["c", "b"]) == (["b", "c"], ["a"])
+    assert fv.reachable_split(["b", "a"], None) == (["b", "a"], [])
+
+
 def test_plan_same_ip_and_gid_detected(facts):
     eps = endpoints(facts)
     eps["lab2"] = dict(eps["lab1"], host="lab2")

@@ -220,6 +220,38 @@ def test_port_problems(hosts):
         "rxe0 port 1 (eth1) QoS state unreadable: netdev: eth1 is not an RDMA port"]
 
 
+def test_comparable_takes_out_only_the_time_stamp_and_the_measurements(hosts):
+    """Two runs over the same fabric: other time, other figures -> the same comparable report; anything
+    else that differs (a test's verdict, a host's state, a threshold) still shows."""
+    first = rpt.build_report(hosts, validation(), generated_at="2026-11-27T10:00:00Z")
+    second_validation = validation()
+    second_validation[1].update(bandwidth_gbps=0.0512, elapsed_s=3.4, message="ib_write_bw client ok: 0.051 Gb/s")
+    second_validation[2].update(latency_us=25000.1, message="ib_send_lat client failed: latency 25000.10 us above "
+                                                            "the threshold 10.00 us (after 2 connection attempts)")
+    second = rpt.build_report(hosts, second_validation, generated_at="2026-11-27T11:30:00Z")
+    assert first != second
+    assert rpt.comparable(first) == rpt.comparable(second)
+    comparable = rpt.comparable(json.loads(rpt.render_json(first)))
+    assert "generated_at" not in comparable and first["generated_at"] == "2026-11-27T10:00:00Z"  # a copy
+    bw, lat = comparable["validation"][1], comparable["validation"][2]
+    assert (bw["bandwidth_gbps"], bw["message"]) == (None, "ib_write_bw client ok: <measured> Gb/s")
+    assert bw["min_bandwidth_gbps"] == 0.0025 and lat["max_latency_us"] == 10.0
+    assert lat["message"] == "ib_send_lat client failed: latency <measured> us above the threshold 10.00 us"
+    assert comparable["summary"] == first["summary"]
+    assert all(dict(comparable["hosts"][n], problems=None) == dict(h, problems=None) for n, h in first["hosts"].items())
+    assert comparable["hosts"]["lab2"]["problems"][-1] == (
+        "ib_send_lat lab1 -> lab2 failed: ib_send_lat client failed: latency <measured> us above the threshold 10.00 us")
+    assert comparable["problems"][-1] == "lab2: " + comparable["hosts"]["lab2"]["problems"][-1]
+    for change in ({"passed": False}, {"min_bandwidth_gbps": 1.0},
+                   {"message": "ib_write_bw client ok: 0.048 Gb/s below the threshold 1.000 Gb/s"}):
+        other = validation()
+        other[1].update(change)
+        assert rpt.comparable(rpt.build_report(hosts, other)) != rpt.comparable(first), change
+    down = copy.deepcopy(hosts)
+    down["lab2"]["rdma"]["devices"][0]["ports"][0]["state"] = "DOWN"
+    assert rpt.comparable(rpt.build_report(down, validation())) != rpt.comparable(first)
+
+
 def test_json_rendering_round_trips(hosts):
     report = rpt.build_report(hosts, validation(), generated_at="2026-11-21T01:00:00+00:00")
     data = json.loads(rpt.render_json(report))

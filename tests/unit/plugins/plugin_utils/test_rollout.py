@@ -80,9 +80,38 @@ def test_batches_match_ansible_serial(serial):
 
 
 def test_settings_unset_is_not_staged():
-    assert rollout.settings(None, None, HOSTS) == {"staged": False, "serial": [], "max_fail_percentage": 0,
-                                                   "batches": [], "batch_reboot": False, "batch_reboot_timeout": 900,
-                                                   "k8s_drain_timeout": 600, "warnings": []}
+    assert rollout.settings(None, None, HOSTS) == {"job": "whole", "host_stages": True, "fleet_stages": True,
+                                                   "staged": False, "all_at_once": True, "serial": [],
+                                                   "max_fail_percentage": 0, "batches": [], "batch_reboot": False,
+                                                   "batch_reboot_timeout": 900, "k8s_drain_timeout": 600,
+                                                   "warnings": []}
+
+
+@pytest.mark.parametrize("job,host_stages,fleet_stages", [
+    (None, True, True), ("whole", True, True), ("slice", True, False), ("fleet", False, True),
+])
+def test_settings_job_says_which_stages_run(job, host_stages, fleet_stages):
+    for serial in (None, [1, "50%"]):
+        s = rollout.settings(serial, None, HOSTS, job=job)
+        assert (s["job"], s["host_stages"], s["fleet_stages"]) == (job or "whole", host_stages, fleet_stages)
+        # batches cut the host stages: a run without them (the fleet job) has none, whatever the serial
+        # (and nothing to warn about: a one-batch serial or max_fail_percentage 100 is the slices' business)
+        assert s["staged"] is (bool(serial) and host_stages)
+        assert s["all_at_once"] is (host_stages and not serial)
+        assert [len(b) for b in s["batches"]] == ([1, 5, 4] if s["staged"] else [])
+    fleet = rollout.settings("100%", 100, HOSTS, job="fleet")
+    assert fleet["batches"] == [] and fleet["warnings"] == []
+    with pytest.raises(rollout.RolloutError, match="rdma_fabric_serial: '100%' puts all 10 hosts in one batch"):
+        rollout.settings("100%", 100, HOSTS, job="slice")
+
+
+@pytest.mark.parametrize("value", ["Slice", "all", "", " fleet", "fleet\n", True, 1, ["slice"], {"job": "slice"}])
+def test_job_rejected_naming_the_variable_and_the_kinds(value):
+    with pytest.raises(rollout.RolloutError) as e:
+        rollout.settings(None, None, HOSTS, job=value)
+    text = str(e.value)
+    assert text.startswith("rdma_fabric_job: %r is not accepted; accepted: \"whole\"" % (value,))
+    assert '"slice"' in text and '"fleet"' in text
 
 
 @pytest.mark.parametrize("value,expected", [
