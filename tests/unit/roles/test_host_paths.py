@@ -25,7 +25,7 @@ import yaml
 
 from ansible_collections.rdma.fabric.plugins.module_utils.common import paths
 from ansible_collections.rdma.fabric.plugins.module_utils.runtime import metrics
-from role_specs import ROLES
+from ansible_collections.rdma.fabric.tests.unit.roles.role_specs import ROLES
 
 ROOT = os.path.abspath(os.path.join(ROLES, ".."))
 CODE_DIRS = ("roles", "molecule", "playbooks", "inventories")
