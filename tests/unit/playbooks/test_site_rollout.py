@@ -24,26 +24,10 @@ import sys
 import yaml
 
 from ansible_collections.rdma.fabric.tests.unit.fixtures.fabric.lab_hosts import lab_facts
+from ansible_collections.rdma.fabric.tests.unit.playbooks.site_double import FACTS_DOUBLE, REPO
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 SKIP = "facts,mofed,soft_roce,lossless_ethernet,gpudirect,k8s_rdma_stack,validate,report"
 
-PLAY = """
-- name: Load the lab facts (TEST DOUBLE for the facts stage)
-  hosts: rdma_nodes
-  gather_facts: false
-  tags: [always]
-  tasks:
-    - name: Set ansible_facts.rdma
-      ansible.builtin.set_fact:
-        rdma: "{{ lookup('ansible.builtin.file', facts_file) | from_json }}"
-        os_family: Debian
-        cacheable: true
-
-- name: The site playbook
-  ansible.builtin.import_playbook: %s
-""" % os.path.join(REPO, "playbooks", "site.yml")
 
 HOOK = """
 - name: Leave a mark for the test (the user's hook, on the batch's host)
@@ -72,7 +56,7 @@ def run(tmp_path, extra=(), group_vars=None, path_first=None):
     inventory = {"all": {"vars": dict(group_vars or {}), "children": {"rdma_nodes": {"hosts": hosts, "vars": {
         "ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}}
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
-    (tmp_path / "play.yml").write_text("---" + PLAY)
+    (tmp_path / "play.yml").write_text("---" + FACTS_DOUBLE)
     (tmp_path / "hook.yml").write_text("---" + HOOK)
     # ansible-test (the tarball test) makes an unmatched host pattern an error; site.yml's GPU and
     # Kubernetes plays match nothing here, which a real run reports as a warning.

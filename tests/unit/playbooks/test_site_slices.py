@@ -26,28 +26,11 @@ import yaml
 
 from ansible_collections.rdma.fabric.plugins.plugin_utils.report_model import comparable
 from ansible_collections.rdma.fabric.tests.unit.fixtures.fabric.lab_hosts import lab_facts
+from ansible_collections.rdma.fabric.tests.unit.playbooks.site_double import FACTS_DOUBLE, REPO, SITE
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-SITE = os.path.join(REPO, "playbooks", "site.yml")
 # the host stages' roles change the host they run on (here: this machine)
 SKIP = "facts,mofed,soft_roce,lossless_ethernet,gpudirect"
 
-FACTS_DOUBLE = """
-- name: Load the lab facts (TEST DOUBLE for the facts stage)
-  hosts: rdma_nodes
-  gather_facts: false
-  tags: [always]
-  tasks:
-    - name: Set ansible_facts.rdma
-      ansible.builtin.set_fact:
-        rdma: "{{ lookup('ansible.builtin.file', facts_file) | from_json }}"
-        os_family: Debian
-        cacheable: true
-
-- name: The site playbook
-  ansible.builtin.import_playbook: %s
-""" % SITE
 
 SETTINGS = {
     "rdma_validate_tests": ["rping"], "rdma_validate_install_tools": False, "rdma_validate_refresh_facts": False,
