@@ -80,8 +80,8 @@ def limit_hosts(task_vars, loader):
         inventory.add_group(group)
         for host in hosts:
             inventory.add_host(host, group=group)
+    inventory.subset(limit)
     try:
-        inventory.subset(limit)
         return [h.name for h in inventory.get_hosts("all")]
     except AnsibleError:
         # A limit that matches no host: ansible-playbook warns (or, with HOST_PATTERN_MISMATCH=error, as under
