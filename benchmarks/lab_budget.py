@@ -16,6 +16,11 @@ last run beside the budget in benchmarks/lab_budget.json, and marks a step
 that took more than its budget plus 20 % (and 15 s): the next slow-down shows
 where it came from.
 
+Each step of a run also names its slowest tasks (step-times: from each task's
+banner to the next); the tasks of a step over budget are printed under the
+table, and --slowest N prints the N slowest tasks of the last runs over all
+scenarios: where to cut when the whole run is too long.
+
 --save "what was measured" writes the last run's figures as the new budget
 (rounded up to 5 s). --record appends the last run of every scenario to
 ``.cache/molecule-logs/history.jsonl`` (run-molecule-all does it after each
@@ -102,7 +107,7 @@ def table(runs, budget):
             mark = ""
             if g is not None and w is not None and g > w * (1 + SLACK) and g > w + MIN_OVER:
                 mark = "!"
-                over.append("%s %s: %.0f s, budget %.0f s" % (scenario, c, g, w))
+                over.append((scenario, c, "%s %s: %.0f s, budget %.0f s" % (scenario, c, g, w)))
             cells.append("%12s" % ("%s/%s%s" % (seconds_text(g), seconds_text(w), mark)))
         tg = sum(got.values()) if got else None
         tw = sum(v for v in want.values() if isinstance(v, (int, float))) if want else None
@@ -130,6 +135,8 @@ def main():
     ap.add_argument("--record", action="store_true", help="append the last runs to the logs' history.jsonl")
     ap.add_argument("--history", action="store_true", help="print the recorded runs' totals per scenario")
     ap.add_argument("--save", metavar="MEASURED", help="write the last runs as the budget, saying what was measured")
+    ap.add_argument("--slowest", type=int, default=0, metavar="N",
+                    help="print the N slowest tasks of the last runs (all scenarios)")
     ap.add_argument("scenarios", nargs="*", help="only these scenarios (default: every one with a run or a budget)")
     args = ap.parse_args()
     runs = load_runs(args.logs)
@@ -172,9 +179,29 @@ def main():
     lines, over = table(runs, budget)
     print("Lab time budget (%s; budget: %s)" % (args.logs, budget_doc.get("measured", "none")))
     print("\n".join(lines))
-    for o in over:
-        print("over budget: " + o)
+    for scenario, step, text in over:
+        print("over budget: " + text)
+        for t in slowest_tasks({scenario: runs[scenario]}, step)[:3]:
+            print("    %6.0f s  %s" % (t["seconds"], task_text(t)))
+    if args.slowest:
+        print("The %d slowest tasks of the last runs:" % args.slowest)
+        for t in slowest_tasks(runs)[:args.slowest]:
+            print("%6.0f s  %-22s %-12s %s" % (t["seconds"], t["scenario"], t["step"], task_text(t)))
     return 0
+
+
+def slowest_tasks(runs, step=None):
+    """The tasks step-times timed in these runs (of one step, or of all), slowest first."""
+    found = []
+    for scenario, doc in runs.items():
+        for s in doc.get("steps", []):
+            if step is None or s["step"] == step:
+                found.extend(dict(t, scenario=scenario, step=s["step"]) for t in s.get("slowest", []))
+    return sorted(found, key=lambda t: -t["seconds"])
+
+
+def task_text(t):
+    return "%s (play: %s)" % (t["task"], t.get("play")) if t.get("play") else t["task"]
 
 
 if __name__ == "__main__":
