@@ -74,7 +74,7 @@ unit: venv collection-link
 	cd $(COLL_DIR) && PYTHONPATH=$(COLL_ROOT) $(BIN)/pytest -q -p no:cacheprovider --ignore=tests/unit/fixtures tests/unit
 
 # The lab scenarios. make test runs molecule/ci-scenarios.txt (every
-# scenario but rollout), test-all every scenario under molecule/ (and what is too heavy for
+# scenario but ee_slices), test-all every scenario under molecule/ (and what is too heavy for
 # CI's budget). The runner keeps up to LAB_VMS lab VMs running at once
 # (MOLECULE_VMS; tools/lab/run-molecule-all: scenarios side by side, in list
 # order, as their VMs fit).

@@ -4,7 +4,7 @@
 
 Read from ansible-playbook --list-tasks on site.yml itself (its plays and include tasks in the order
 they run, both on the all-at-once path and inside a staged batch); that the removal really takes
-lab hosts back to their state before anything is shown in the lab (molecule/rollout, its removal
+lab hosts back to their state before anything is shown in the lab (molecule/site, its removal
 step in one site.yml run).
 """
 

@@ -9,7 +9,7 @@ settings check, the batches, each batch's user hook and health gate (rdma_valida
 rdma.fabric.perftest module on each side, a reference host's side by delegation), the record
 (rollout.json), and the stop. This machine has no RDMA device and no rping: every pair test
 fails with the module's own message, which is what makes a gate fail here. A gate that passes on
-real traffic, and a batch that really changes hosts, are shown in the lab (molecule/rollout).
+real traffic, and a batch that really changes hosts, are shown in the lab (molecule/site converges by a staged rollout).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -153,7 +153,7 @@ def test_bad_serial_stops_before_any_host_is_touched(tmp_path):
 
 def test_bad_batch_reboot_stops_before_any_host_is_touched(tmp_path):
     # rdma_fabric_batch_reboot: true would reboot the test's local hosts (this machine): only refusals are tested
-    # here; the lab's rollout scenario reboots each batch for real.
+    # here; the lab's site scenario reboots each batch for real.
     for name, settings, text in (
             ("text", {"rdma_fabric_batch_reboot": "perhaps"},
              "rdma_fabric_batch_reboot: 'perhaps' is not accepted; accepted: true or false"),

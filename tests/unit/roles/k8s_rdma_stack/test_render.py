@@ -521,7 +521,7 @@ def test_no_rdma_fails_with_clear_message(tmp_path):
 
 def test_a_plan_of_hosts_without_ports_yet_says_so_and_goes_on(tmp_path):
     # site.yml --check on bare hosts: the earlier stages only planned the RDMA ports, so the facts have none.
-    # The plan must not stop there (the rollout scenario's plan did); a real run still stops (test above).
+    # The plan must not stop there (the lab's plan in the site scenario did); a real run still stops (test above).
     proc, out = run_role(tmp_path / "plan", {"cpu-1": "no-rdma", "cpu-2": "no-rdma"}, {},
                          extra_args=["--check", "--diff"])
     text = " ".join(proc.stdout.split())  # the output callback folds long lines
