@@ -12,7 +12,8 @@ the ansible.posix.json callback, and prints for each run: wall time, tasks
 executed (task results over all hosts), ok / changed / failed / unreachable /
 skipped counts, remote module calls per host (task results, loop items counted
 one each, that ran a module on the host: not skipped, not delegated, not a
-controller-only action such as set_fact or assert), and the validation figures; for
+controller-only action such as set_fact or assert or the collection's own
+controller actions such as validation_plan), and the validation figures; for
 every run after the first, those calls task by task (host, play, task, module,
 calls), so that an idempotent run shows which tasks still reach the host
 (target: at most 12 per host). Then the ratio of the second run's wall time to
@@ -49,6 +50,22 @@ CONTROLLER_ACTIONS = frozenset(
         "import_tasks", "include_role", "import_role", "include_vars", "set_stats", "pause", "validate_argument_spec",
         "end_play", "end_host"))
 CONTROLLER_ACTIONS |= frozenset(a.rsplit(".", 1)[-1] for a in CONTROLLER_ACTIONS)
+
+
+def collection_controller_actions():
+    """The collection's own controller-only actions: plugins/action/*.py built on ControllerAction
+    (plugin_utils/controller.py: _requires_connection False, no module runs on a host), e.g. validation_plan."""
+    folder = os.path.join(ROOT, "plugins", "action")
+    names = set()
+    for base in sorted(os.listdir(folder)):
+        if base.endswith(".py"):
+            with open(os.path.join(folder, base)) as source:
+                if "class ActionModule(ControllerAction)" in source.read():
+                    names |= {"rdma.fabric." + base[:-3], base[:-3]}
+    return frozenset(names)
+
+
+CONTROLLER_ACTIONS |= collection_controller_actions()
 
 
 def env_for(ephemeral, lab_name):
@@ -100,7 +117,8 @@ def seconds(duration):
 def figures(data):
     """Task results, per-status counts, and where the time went, from the json callback's output."""
     out = {"tasks": 0, "task_results": 0, "ok": 0, "changed": 0, "failures": 0, "unreachable": 0, "skipped": 0,
-           "changed_tasks": [], "validation": [], "plays": [], "slowest": [], "remote_calls": {}, "calls_by_task": []}
+           "changed_tasks": [], "validation": [], "plays": [], "slowest": [], "remote_calls": {}, "calls_by_task": [],
+           "delegated_calls": []}
     if not data:
         return out
     timed = []
@@ -115,8 +133,14 @@ def figures(data):
                 out["task_results"] += 1
                 if res.get("changed"):
                     out["changed_tasks"].append("%s: %s" % (host, task.get("task", {}).get("name")))
-                remote = not (res.get("skipped") or res.get("_ansible_delegated_vars")
-                              or res.get("action") in CONTROLLER_ACTIONS)
+                delegated = res.get("_ansible_delegated_vars")
+                remote = not (res.get("skipped") or delegated or res.get("action") in CONTROLLER_ACTIONS)
+                if delegated and not res.get("skipped") and res.get("action") not in CONTROLLER_ACTIONS \
+                        and delegated.get("ansible_delegated_host") not in ("localhost", "127.0.0.1"):
+                    # rdma_validate's test runs (perftest, async_status) delegate to a host of the pair: listed, not counted
+                    out["delegated_calls"].append((host, play_name, task.get("task", {}).get("name") or "",
+                                                   res.get("action") or "", delegated.get("ansible_delegated_host"),
+                                                   max(1, int(res.get("attempts") or 1))))
                 if remote:
                     calls = sum(1 for item in res.get("results") or [res]
                                 if isinstance(item, dict) and not item.get("skipped"))
@@ -187,6 +211,9 @@ def main():
                 "%s %d" % hc for hc in sorted(fig["remote_calls"].items())))
             if i > 0 or args.runs == 1:
                 print_calls(fig["calls_by_task"])
+                for host, play, task, action, target, attempts in fig["delegated_calls"]:
+                    print("    not counted, delegated to %s (from %s): %s / %s %s (attempts %d)"
+                          % (target, host, play, task[:60], action, attempts))
             for line in fig["validation"]:
                 print("    " + line)
             print("    time per play (s, tasks):")
