@@ -136,10 +136,13 @@ def figures(data):
                 delegated = res.get("_ansible_delegated_vars")
                 remote = not (res.get("skipped") or delegated or res.get("action") in CONTROLLER_ACTIONS)
                 if delegated and not res.get("skipped") and res.get("action") not in CONTROLLER_ACTIONS \
-                        and delegated.get("ansible_delegated_host") not in ("localhost", "127.0.0.1"):
-                    # rdma_validate's test runs (perftest, async_status) delegate to a host of the pair: listed, not counted
+                        and delegated.get("ansible_connection") != "local":
+                    # rdma_validate's test runs (perftest, async_status) delegate to a host of the pair: listed, not
+                    # counted. (The json callback keeps the connection variables of the delegation, not its host
+                    # name: a delegation to the controller is the one with a local connection.)
+                    target = "%s:%s" % (delegated.get("ansible_host"), delegated.get("ansible_port"))
                     out["delegated_calls"].append((host, play_name, task.get("task", {}).get("name") or "",
-                                                   res.get("action") or "", delegated.get("ansible_delegated_host"),
+                                                   res.get("action") or "", target,
                                                    max(1, int(res.get("attempts") or 1))))
                 if remote:
                     calls = sum(1 for item in res.get("results") or [res]
