@@ -208,3 +208,41 @@ def test_a_first_apply_crosses_to_the_host_three_times_for_a_port(host):
         "saved": {"path": paths.LOSSLESS_SAVED_DIR + "/eth1.json", "changed": True}}
     (saved,) = [d for d in configured["diff"] if d.get("after_header") == paths.LOSSLESS_SAVED_DIR + "/eth1.json"]
     assert json.loads(saved["after"])["netdev"] == "eth1" and json.loads(saved["after"])["roce_tos"] == 106
+
+
+# site.yml runs soft_roce just before this role: its rdma_link call returns the RDMA facts after its changes,
+# and site.yml passes __lossless_ethernet_facts_current so that the role does not read them again.
+PLAYBOOK_AFTER_A_READ = """
+- hosts: localhost
+  gather_facts: false
+  module_defaults:
+    group/rdma.fabric.sysfs:
+      sysfs_path: "{{ sysfs }}"
+  tasks:
+    - name: The RDMA facts read earlier in the run
+      rdma.fabric.rdma_device_facts:
+
+    - name: Lossless
+      ansible.builtin.include_role:
+        name: rdma.fabric.lossless_ethernet
+      vars:
+        lossless_ethernet_on_unsupported: warn
+        lossless_ethernet_manage_packages: false
+        __lossless_ethernet_facts_current: "{{ facts_current }}"
+"""
+
+
+@pytest.mark.parametrize("facts_current", [True, False])
+def test_facts_read_after_the_last_change_are_not_read_again(tmp_path, monkeypatch, facts_current):
+    sysfs, bin_dir = _make_host(tmp_path)
+    monkeypatch.setenv("PATH", "%s:%s" % (bin_dir, os.environ["PATH"]))
+    rc, tasks, text = run(tmp_path, PLAYBOOK_AFTER_A_READ, {"sysfs": str(sysfs), "facts_current": facts_current},
+                          "--check", "--diff")
+    assert rc == 0, text[-4000:]
+    tasks = dict((k.split(" : ", 1)[-1], v) for k, v in tasks.items())
+    assert port_crossings(tasks) == (
+        ["The RDMA facts read earlier in the run"] + ([] if facts_current else ["Read the RDMA facts"])
+        + ["Read the tools, the saved settings, the re-apply files and unit, and openibd (one call)",
+           "Configure lossless RoCE on every port (one call)"])
+    # the same port, configured the same way, on the facts at hand
+    assert list(tasks["Configure lossless RoCE on every port (one call)"]["localhost"]["ports"]) == ["eth1"]

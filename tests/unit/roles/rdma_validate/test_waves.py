@@ -181,3 +181,27 @@ def test_a_plan_says_which_test_tools_a_real_run_would_install(tmp_path):
     assert "would install" in text and "(a test tool is missing)" in text
     # the install itself did not run (before, apt failed it in check mode on a host without python3-apt)
     assert not re.search(r"Install the test tools when one is missing\] \**\s*(ok|changed|fatal|failed)", text)
+
+
+# site.yml's validation play: the facts refresh asked for (the default), and __rdma_validate_facts_current
+# where the site's stages read the facts after the host's last change.
+PLAY_SITE = PLAY_IMPORTED.replace("        rdma_validate_refresh_facts: false\n", "        rdma_validate_refresh_facts: true\n"
+                                  "        __rdma_validate_facts_current: \"{{ facts_current }}\"\n")
+
+
+def facts_read_outcomes(out):
+    """The outcome per host of the role's facts read, from ansible-playbook's default output."""
+    section = out.split("TASK [rdma.fabric.rdma_validate : Read the RDMA facts]", 1)[1].split("TASK [", 1)[0]
+    return dict((m.group(2), m.group(1)) for m in re.finditer(r"^(\w+): \[(\w+)\]", section, re.M))
+
+
+def test_facts_read_after_the_last_change_are_not_read_again(tmp_path):
+    assert "__rdma_validate_facts_current" in PLAY_SITE and "rdma_validate_refresh_facts: true" in PLAY_SITE
+    proc, result = run(tmp_path / "current", ["lab1", "lab2"], extra=["-e", "facts_current=true"], play=PLAY_SITE)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    assert facts_read_outcomes(proc.stdout) == {"lab1": "skipping", "lab2": "skipping"}
+    # the plan is made from the facts at hand: both hosts' endpoints pass the pre-check
+    assert result["summary"]["by_test"]["precheck"]["passed"] == 1
+    # not current (a stage changed the host after the last read): read again, as without site.yml
+    proc, _result = run(tmp_path / "stale", ["lab1", "lab2"], extra=["-e", "facts_current=false"], play=PLAY_SITE)
+    assert facts_read_outcomes(proc.stdout) == {"lab1": "ok", "lab2": "ok"}, proc.stdout[-5000:]
