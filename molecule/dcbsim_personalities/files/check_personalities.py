@@ -369,8 +369,8 @@ def mlnx_qos_rules(tool):
          q + ["--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "50,30,0,0,0,0,0,0"], unchanged=("ets",), **dies)
     step("ice", "IQ11", "mlnx_qos --dscp2prio set,10,4 after it: committed (no refused ETS in desired)",
          q + ["--dscp2prio", "set,10,4"], app=[[10, 4], [26, 3]], trust_is="dscp", check=expect_dscp_prio(10, [4]), **dies)
-    step("ice", "IQ12", "mlnx_qos ETS TC0 100%: never sent", q + ["--tsa", "ets,ets,ets,ets,ets,ets,ets,ets",
-                                                                 "--tcbw", "100,0,0,0,0,0,0,0"],
+    step("ice", "IQ12", "mlnx_qos ETS TC0 100%: never sent",
+         q + ["--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "100,0,0,0,0,0,0,0"],
          app=[[10, 4], [26, 3]], trust_is="dscp", unchanged=("ets",), **dies)
     step("ice", "IQ13", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp", **dies)
 

@@ -23,7 +23,7 @@ import os
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError
-from ansible_collections.rdma.fabric.plugins.module_utils.qos.model import QosError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     SEL_DSCP,
     DriverDcbPort,
