@@ -220,6 +220,10 @@ options:
       - V(auto) picks V(mlnx_qos) where the NVIDIA driver stack is loaded (C(/sys/class/net/IF/qos/trust) exists) and
         C(mlnx_qos) is installed, else V(dcb) if installed, else V(mlnx_qos); it fails when neither is installed.
         The result's RV(backend) and RV(backend_reason) say which was used and why.
+      - "V(mlnx_qos) serves NVIDIA's driver only (C(mlx5_core), or a port with the NVIDIA driver stack's
+        C(/sys/class/net/IF/qos/) files). C(mlnx_qos) reads the port's DCB buffers on every call, which no other driver
+        has, and on another driver (such as C(ice)) it applies part of a change and then stops with a traceback. Asked
+        for on such a port it fails before anything is read, naming the port's driver; use V(dcb) or V(auto) there."
     type: str
     choices: [auto, dcb, mlnx_qos]
     default: auto

@@ -10,6 +10,12 @@ deletes DSCP entries, reads the APP table back (``dcb -j app show``) with the
 trust state (``/sys/class/net/DEV/dcbsim/trust``), and sets good and bad ETS,
 PFC, maxrate and DCBX, comparing every outcome with what that driver does.
 With ``--mlnx-qos PATH`` the same remaps run through the mlnx_qos test double.
+With ``--real-mlnx-qos PATH`` as well (NVIDIA's ``mlnx_qos`` from mlnx-tools,
+its ``Python/`` folder beside it, fetched by hand: no registry has it), every
+check runs a second time on a freshly loaded dcbsim with the real tool in
+the double's place, and the mlnx_qos steps where the two differ (exit
+status, APP table, trust, the ETS/PFC read back, stdout, the last line of
+stderr) are printed; exit 1 when any does.
 
 Prints a transcript (every command, its exit status and error line, the
 table and trust after it, the kernel log lines it caused) and with
@@ -40,8 +46,13 @@ DEVS = {"generic": "dcbsim0", "mlx5": "dcbsim1", "ice": "dcbsim2"}
 RESULTS = []
 
 
-def sh(argv):
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=False)
+# the environment of the mlnx_qos under test (the real one finds its dcbnetlink module through PYTHONPATH)
+TOOL_ENV = None
+
+
+def sh(argv, env=None):
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=False,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -85,15 +96,17 @@ def show(dev, what):
 
 
 def step(pers, sid, title, argv, expect_rc=0, expect_err=None, app=None, trust_is=None, check=None, quiet=False,
-         kernel=()):
+         kernel=(), unchanged=()):
     """Run argv on the personality's device; compare rc, error text, APP table, trust, extra checks.
 
-    ``quiet``: stderr must be empty; ``kernel``: texts the kernel log lines the command caused must hold.
+    ``quiet``: stderr must be empty; ``kernel``: texts the kernel log lines the command caused must hold;
+    ``unchanged``: dcb objects (ets, pfc) that must read the same after the command as before it.
     """
     dev = DEVS[pers]
     argv = [a.replace("DEV", dev) for a in argv]
     before = kmsg_count()
-    rc, out, err = sh(argv)
+    shown_before = dict((what, show(dev, what)) for what in unchanged)
+    rc, out, err = sh(argv, TOOL_ENV if "mlnx_qos" in " ".join(argv) else None)
     got = {"rc": rc, "app": app_table(dev), "trust": trust(dev)}
     problems = []
     if expect_rc is not None and rc != expect_rc:
@@ -113,6 +126,11 @@ def step(pers, sid, title, argv, expect_rc=0, expect_err=None, app=None, trust_i
             extra[name] = value
             if value != expected:
                 problems.append("%s %s, expected %s" % (name, value, expected))
+    for what, was in shown_before.items():
+        now = show(dev, what)
+        extra[what + " unchanged"] = now == was
+        if now != was:
+            problems.append("dcb %s show changed: %s -> %s" % (what, json.dumps(was), json.dumps(now)))
     kernel_lines = kmsg_since(before, dev)
     for text in kernel:
         if not any(text in line for line in kernel_lines):
@@ -294,72 +312,101 @@ def ets_rules():
 
 
 NETLINK_BAD_VALUE = "Netlink error: Bad value. see dmesg."
+# mlnx_qos (mlnx-tools 8fbfd9c) on a driver without the DCB buffer op (ice): the change of the call is made, then the
+# buffer read's KeyError meets the handler's check of e.errno: both tracebacks, exit 1; its ETS step never runs
+NO_BUFFER_DEATH = ["KeyError: 10", "AttributeError: 'KeyError' object has no attribute 'errno'"]
 # mlnx_qos steps of a remap of DSCP 26 from priority 3 to 5, per driver (the unit tests' FakeMlnxQos has the same)
 REMAP_STEPS = {"generic": ["set,26,5", "del,26,3"], "mlx5": ["set,26,5"], "ice": ["del,26,3", "set,26,5"]}
 
 
-def mlnx_qos_rules(binary):
-    q = [sys.executable, binary, "-i", "DEV"]
+def mlnx_qos_rules(tool):
+    """The mlnx_qos checks; ``tool``: the argv that starts it (the double, or the real one)."""
+    q = list(tool) + ["-i", "DEV"]
     for pers in ("generic", "mlx5", "ice"):
         p = pers[0].upper() + "Q"
-        step(pers, p + "1", "mlnx_qos --dscp2prio set,26,3", q + ["--dscp2prio", "set,26,3"], app=[[26, 3]], trust_is="dscp")
+        ice = pers == "ice"
+        # on ice every call that gets past dscp2prio and trust dies reading the buffers (rc 1, the traceback)
+        dies = {"expect_rc": 1, "expect_err": NO_BUFFER_DEATH} if ice else {}
+        step(pers, p + "1", "mlnx_qos --dscp2prio set,26,3", q + ["--dscp2prio", "set,26,3"], app=[[26, 3]], trust_is="dscp",
+             **dies)
         remap = {"generic": (0, None, [[26, 3], [26, 5]]), "mlx5": (0, None, [[26, 5]]),
                  "ice": (1, "dscp2prio command failed", [[26, 3]])}[pers]
         step(pers, p + "2", "mlnx_qos remap 26 3->5: --dscp2prio set,26,5", q + ["--dscp2prio", "set,26,5"],
              expect_rc=remap[0], expect_err=remap[1], app=remap[2], trust_is="dscp")
         delete = {"generic": (0, None, [[26, 5]], "dscp"), "mlx5": (1, "dscp2prio command failed", [[26, 5]], "dscp"),
-                  "ice": (0, None, [], "pcp")}[pers]
+                  "ice": (1, NO_BUFFER_DEATH, [], "pcp")}[pers]
         step(pers, p + "3", "mlnx_qos --dscp2prio del,26,3", q + ["--dscp2prio", "del,26,3"],
              expect_rc=delete[0], expect_err=delete[1], app=delete[2], trust_is=delete[3])
-        step(pers, p + "4", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp")
+        step(pers, p + "4", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp", **dies)
         step(pers, p + "5", "mlnx_qos --trust dscp: the 64 default entries", q + ["--trust", "dscp"],
-             app=[[d, d >> 3] for d in range(64)], trust_is="dscp")
-        step(pers, p + "6", "mlnx_qos --trust pcp: every DSCP entry deleted", q + ["--trust", "pcp"], app=[], trust_is="pcp")
-        # ice: the empty table left the default config (every priority on TC0): one TC in use gets 100%
-        step(pers, p + "7", "mlnx_qos ETS bandwidths summing to 80 (ice: one TC in use, TC0 gets 100%)",
-             q + ["--tsa", "ets,ets,strict,strict,strict,strict,strict,strict", "--tcbw", "50,30,0,0,0,0,0,0"],
-             expect_rc=0 if pers == "ice" else 1, expect_err=None if pers == "ice" else NETLINK_BAD_VALUE,
-             check=expect_ets(tc_bw=[100, 30] + [0] * 6) if pers == "ice" else None)
-        step(pers, p + "8", "mlnx_qos -a", q + ["-a"], expect_rc=0)
-        # the remap steps that work on this driver (26: 3 -> 5, 48 -> 6 mapped all along): DSCP trust throughout
+             app=[[d, d >> 3] for d in range(64)], trust_is="dscp", **dies)
+        step(pers, p + "6", "mlnx_qos --trust pcp: every DSCP entry deleted", q + ["--trust", "pcp"], app=[], trust_is="pcp",
+             **dies)
+        # ice: mlnx_qos dies before its ETS step: the ETS stays as it was
+        if ice:
+            step(pers, p + "7", "mlnx_qos ETS bandwidths summing to 80 (ice: never sent, mlnx_qos dies before)",
+                 q + ["--tsa", "ets,ets,strict,strict,strict,strict,strict,strict", "--tcbw", "50,30,0,0,0,0,0,0"],
+                 unchanged=("ets",), **dies)
+        else:
+            step(pers, p + "7", "mlnx_qos ETS bandwidths summing to 80: refused by the driver",
+                 q + ["--tsa", "ets,ets,strict,strict,strict,strict,strict,strict", "--tcbw", "50,30,0,0,0,0,0,0"],
+                 expect_rc=1, expect_err=NETLINK_BAD_VALUE, unchanged=("ets",))
+        step(pers, p + "8", "mlnx_qos -a", q + ["-a"], **(dies or {"expect_rc": 0}))
+        # the remap steps of this driver's rule (26: 3 -> 5, 48 -> 6 mapped all along): DSCP trust throughout
         step(pers, p + "R1", "mlnx_qos --dscp2prio set,26,3 --dscp2prio set,48,6", q + ["--dscp2prio", "set,26,3", "--dscp2prio", "set,48,6"],
-             app=[[26, 3], [48, 6]], trust_is="dscp")
+             app=[[26, 3], [48, 6]], trust_is="dscp", **dies)
         for i, arg in enumerate(REMAP_STEPS[pers]):
             step(pers, p + "R%d" % (i + 2), "remap 26 3->5, step %d of %d: --dscp2prio %s" % (i + 1, len(REMAP_STEPS[pers]), arg),
-                 q + ["--dscp2prio", arg], app=[[26, 5], [48, 6]] if i + 1 == len(REMAP_STEPS[pers]) else None, trust_is="dscp")
-        step(pers, p + "R9", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp")
-    # ice: a refused ETS stays in "desired" and fails the next DSCP entry's commit (the entry stays)
-    step("ice", "IQ9", "mlnx_qos --dscp2prio set,26,3: L3 DSCP mode", q + ["--dscp2prio", "set,26,3"], app=[[26, 3]], trust_is="dscp")
-    step("ice", "IQ10", "mlnx_qos ETS 50+30 on eight TCs in use (DSCP mode): refused",
-         q + ["--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "50,30,0,0,0,0,0,0"], expect_rc=1,
-         expect_err=NETLINK_BAD_VALUE, check=expect_ets(tc_bw=[100] + [0] * 7))
-    step("ice", "IQ11", "mlnx_qos --dscp2prio set,10,4 after it: fails, the entry stays (the port keeps 10 -> 1)",
-         q + ["--dscp2prio", "set,10,4"], expect_rc=1, expect_err="dscp2prio command failed", app=[[10, 4], [26, 3]],
-         trust_is="dscp", check=expect_dscp_prio(10, [1]))
-    step("ice", "IQ12", "mlnx_qos ETS TC0 100%: taken, 10 -> 4 committed with it",
+                 q + ["--dscp2prio", arg], app=[[26, 5], [48, 6]] if i + 1 == len(REMAP_STEPS[pers]) else None, trust_is="dscp",
+                 **dies)
+        step(pers, p + "R9", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp", **dies)
+    # ice: mlnx_qos never sends an ETS there, so a refused ETS cannot stay in "desired" (IE2-IE4 do it with dcb)
+    # and the next DSCP entry is committed
+    dies = {"expect_rc": 1, "expect_err": NO_BUFFER_DEATH}
+    step("ice", "IQ9", "mlnx_qos --dscp2prio set,26,3: L3 DSCP mode", q + ["--dscp2prio", "set,26,3"], app=[[26, 3]],
+         trust_is="dscp", **dies)
+    step("ice", "IQ10", "mlnx_qos ETS 50+30 on eight TCs in use (DSCP mode): never sent",
+         q + ["--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "50,30,0,0,0,0,0,0"], unchanged=("ets",), **dies)
+    step("ice", "IQ11", "mlnx_qos --dscp2prio set,10,4 after it: committed (no refused ETS in desired)",
+         q + ["--dscp2prio", "set,10,4"], app=[[10, 4], [26, 3]], trust_is="dscp", check=expect_dscp_prio(10, [4]), **dies)
+    step("ice", "IQ12", "mlnx_qos ETS TC0 100%: never sent",
          q + ["--tsa", "ets,ets,ets,ets,ets,ets,ets,ets", "--tcbw", "100,0,0,0,0,0,0,0"],
-         app=[[10, 4], [26, 3]], trust_is="dscp", check=expect_dscp_prio(10, [4]))
-    step("ice", "IQ13", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp")
+         app=[[10, 4], [26, 3]], trust_is="dscp", unchanged=("ets",), **dies)
+    step("ice", "IQ13", "mlnx_qos --dscp2prio flush", q + ["--dscp2prio", "flush"], app=[], trust_is="pcp", **dies)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mlnx-qos", help="path of mlnx_qos_double.py: run the mlnx_qos checks too")
-    ap.add_argument("--json", help="write the results to this file")
-    ap.add_argument("--reload", action="store_true", help="unload a dcbsim that is loaded, and load it again at the end")
-    ap.add_argument("--ko", help="insmod this dcbsim.ko instead of the installed module")
-    args = ap.parse_args()
+# what a comparison of two runs looks at, per mlnx_qos step
+COMPARED = ("rc", "app", "trust", "extra", "stdout", "stderr_last")
 
-    started = time.time()
-    was_loaded = os.path.isdir("/sys/module/dcbsim")
-    if was_loaded:
-        if not args.reload:
-            sys.exit("dcbsim is loaded: give --reload to unload it for the checks")
-        rc, _out, err = sh(["modprobe", "-r", "dcbsim"])
-        if rc != 0:
-            sys.exit("modprobe -r dcbsim: " + err)
-    params = ["num_devs=3", "personality=generic,mlx5,ice"]
-    rc, _out, err = sh(["insmod", args.ko] + params if args.ko else ["modprobe", "dcbsim"] + params)
+
+def compared(res):
+    err = [ln for ln in res["stderr"].splitlines() if ln.strip()]
+    return dict(res, stderr_last=err[-1] if err else "")
+
+
+def differences(double, real):
+    """``[(personality, id, title, {field: (double, real)})]`` for the mlnx_qos steps whose outcomes differ."""
+    out = []
+    real_by_id = dict((r["id"], r) for r in real)
+    for d in double:
+        if "mlnx_qos" not in d["title"] and "mlnx_qos" not in d["command"]:
+            continue
+        r = real_by_id.get(d["id"])
+        if r is None:
+            out.append((d["personality"], d["id"], d["title"], {"step": ("run", "missing")}))
+            continue
+        a, b = compared(d), compared(r)
+        diff = dict((k, (a[k], b[k])) for k in COMPARED if a[k] != b[k])
+        if diff:
+            out.append((d["personality"], d["id"], d["title"], diff))
+    return out
+
+
+def run_checks(args, tool):
+    """Load dcbsim, run every check (the mlnx_qos ones with ``tool``), unload it: the results."""
+    global RESULTS
+    RESULTS = []
+    rc, _out, err = sh(["insmod", args.ko] + PARAMS if args.ko else ["modprobe", "dcbsim"] + PARAMS)
     if rc != 0:
         sys.exit("loading dcbsim: " + err)
     try:
@@ -370,20 +417,71 @@ def main():
             print("%s: %s, ethtool driver %s" % (dev, read_sys(dev, "personality"), out.splitlines()[0].split(": ", 1)[-1]))
         app_rules()
         ets_rules()
-        if args.mlnx_qos:
-            mlnx_qos_rules(args.mlnx_qos)
+        if tool:
+            mlnx_qos_rules(tool)
     finally:
         sh(["modprobe", "-r", "dcbsim"])
+    return RESULTS
+
+
+PARAMS = ["num_devs=3", "personality=generic,mlx5,ice"]
+
+
+def main():
+    global TOOL_ENV
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mlnx-qos", help="path of mlnx_qos_double.py: run the mlnx_qos checks too")
+    ap.add_argument("--real-mlnx-qos", help="path of NVIDIA's mlnx_qos (mlnx-tools python/mlnx_qos, with its Python/ "
+                                            "folder beside it): run every check again with it and print the mlnx_qos "
+                                            "steps where it and the double differ")
+    ap.add_argument("--json", help="write the results to this file")
+    ap.add_argument("--reload", action="store_true", help="unload a dcbsim that is loaded, and load it again at the end")
+    ap.add_argument("--ko", help="insmod this dcbsim.ko instead of the installed module")
+    args = ap.parse_args()
+    if args.real_mlnx_qos and not args.mlnx_qos:
+        sys.exit("--real-mlnx-qos is compared with the double: give --mlnx-qos too")
+
+    started = time.time()
+    was_loaded = os.path.isdir("/sys/module/dcbsim")
+    if was_loaded:
+        if not args.reload:
+            sys.exit("dcbsim is loaded: give --reload to unload it for the checks")
+        rc, _out, err = sh(["modprobe", "-r", "dcbsim"])
+        if rc != 0:
+            sys.exit("modprobe -r dcbsim: " + err)
+    real, diffs = None, []
+    try:
+        results = run_checks(args, [sys.executable, args.mlnx_qos] if args.mlnx_qos else None)
+        if args.real_mlnx_qos:
+            tool = os.path.abspath(args.real_mlnx_qos)
+            TOOL_ENV = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(tool), "Python"))
+            print("\n=== the same checks with the real mlnx_qos: %s\n" % tool)
+            real = run_checks(args, [sys.executable, tool])
+            diffs = differences(results, real)
+    finally:
         if was_loaded:
             sh(["modprobe", "dcbsim"])
-    failed = [r for r in RESULTS if not r["ok"]]
+    failed = [r for r in results if not r["ok"]]
     names = ", ".join(r["personality"] + " " + r["id"] for r in failed)
     seconds = round(time.time() - started, 1)
-    print("\n%d checks, %d failed%s (%.1f s)" % (len(RESULTS), len(failed), (": " + names) if failed else "", seconds))
+    print("\n%d checks, %d failed%s (%.1f s)" % (len(results), len(failed), (": " + names) if failed else "", seconds))
+    if real is not None:
+        steps = len([d for d in results if "mlnx_qos" in d["command"]])
+        real_failed = [r for r in real if not r["ok"]]
+        print("the real mlnx_qos: %d of %d checks as expected%s" % (
+            len(real) - len(real_failed), len(real),
+            (" (not: %s)" % ", ".join(r["personality"] + " " + r["id"] for r in real_failed)) if real_failed else ""))
+        print("mlnx_qos steps where the real tool and the double differ: %d of %d" % (len(diffs), steps))
+        for pers, sid, title, diff in diffs:
+            print("  [%s] %s %s" % (pers, sid, title))
+            for field, (dbl, rl) in sorted(diff.items()):
+                print("      %s: double %s | real %s" % (field, json.dumps(dbl)[:300], json.dumps(rl)[:300]))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"results": RESULTS, "failed": len(failed), "seconds": seconds}, f, indent=1)
-    sys.exit(1 if failed else 0)
+            json.dump({"results": results, "failed": len(failed), "seconds": seconds, "real": real,
+                       "differences": [{"personality": p, "id": i, "title": t, "fields": d} for p, i, t, d in diffs]},
+                      f, indent=1)
+    sys.exit(1 if failed or diffs or (real is not None and any(not r["ok"] for r in real)) else 0)
 
 
 if __name__ == "__main__":

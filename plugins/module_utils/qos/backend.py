@@ -168,6 +168,31 @@ NVIDIA_TABLE_REMAP = NvidiaTableRule()
 REMAP_RULES = dict((r.name, r) for r in (GENERIC_REMAP, MLX5_REMAP, ICE_REMAP))
 # netdev driver (its ``device/driver`` link, or the RDMA device's PCI driver in the facts) -> rule
 DRIVER_RULES = {"mlx5_core": MLX5_REMAP, "ice": ICE_REMAP}
+# NVIDIA's Ethernet/RoCE driver: the one with DCB buffer operations, which mlnx_qos reads on every call
+NVIDIA_DRIVERS = ("mlx5_core",)
+
+
+def port_driver(tree, port):
+    """``(kind, name, text)``: what drives ``port``'s netdev, as the DSCP rule and the backends learn it.
+
+    ``kind`` is ``link`` (the netdev's ``device/driver`` link; ``name`` its
+    basename: mlx5_core, ice, virtio_net), ``dcbsim`` (the lab's DCB simulator,
+    virtual; ``name`` the driver personality it plays: generic, mlx5, ice),
+    ``facts`` (no link, on a hardware RDMA device: ``name`` the device's driver
+    in the facts) or ``none``; ``text`` says it for messages.
+    """
+    link = tree.sys("class", "net", port.netdev, "device", "driver")
+    driver = tree.link_basename(link)
+    if driver:
+        return "link", driver, "driver %s (%s)" % (driver, link)
+    pfile = tree.sys("class", "net", port.netdev, "dcbsim", "personality")
+    personality = tree.read(pfile) if tree.exists(pfile) else None
+    if personality:
+        return "dcbsim", personality, "dcbsim personality %s (%s)" % (personality, pfile)
+    facts_driver = None if getattr(port, "soft", False) else getattr(port, "driver", None)
+    if facts_driver:
+        return "facts", facts_driver, "driver %s of RDMA device %s (the facts)" % (facts_driver, port.device)
+    return "none", None, "no device driver link (%s)" % link
 
 
 def remap_rule_for(tree, port):
@@ -176,23 +201,19 @@ def remap_rule_for(tree, port):
     The netdev's ``device/driver`` link (mlx5_core, ice); a dcbsim netdev
     (the lab's DCB simulator, virtual) by its ``dcbsim/personality``; else
     the driver of the port's RDMA device in the facts (a hardware port whose
-    netdev has no device link); else the generic rule.
+    netdev has no device link); else the generic rule (:func:`port_driver`).
     """
-    link = tree.sys("class", "net", port.netdev, "device", "driver")
-    driver = tree.link_basename(link)
-    if driver in DRIVER_RULES:
-        return DRIVER_RULES[driver], "%s: driver %s (%s)" % (port.netdev, driver, link)
-    pfile = tree.sys("class", "net", port.netdev, "dcbsim", "personality")
-    personality = tree.read(pfile) if tree.exists(pfile) else None
-    if personality in REMAP_RULES:
-        return REMAP_RULES[personality], "%s: dcbsim personality %s (%s)" % (port.netdev, personality, pfile)
-    facts_driver = None if getattr(port, "soft", False) else getattr(port, "driver", None)
-    if driver is None and facts_driver in DRIVER_RULES:
-        return DRIVER_RULES[facts_driver], "%s: driver %s of RDMA device %s (the facts)" % (
-            port.netdev, facts_driver, port.device)
-    if driver:
-        return GENERIC_REMAP, "%s: driver %s (%s): the generic rule" % (port.netdev, driver, link)
-    return GENERIC_REMAP, "%s: no device driver link (%s): the generic rule" % (port.netdev, link)
+    kind, name, text = port_driver(tree, port)
+    rule = REMAP_RULES.get(name) if kind == "dcbsim" else DRIVER_RULES.get(name)
+    if rule is not None:
+        return rule, "%s: %s" % (port.netdev, text)
+    return GENERIC_REMAP, "%s: %s: the generic rule" % (port.netdev, text)
+
+
+def nvidia_driver(ctx):
+    """Whether NVIDIA's mlx5_core drives the port (a dcbsim netdev playing mlx5 counts, in the lab)."""
+    kind, name, dummy = ctx.driver
+    return name == "mlx5" if kind == "dcbsim" else name in NVIDIA_DRIVERS
 
 
 class PortContext(object):
@@ -203,6 +224,7 @@ class PortContext(object):
         self.tree = tree
         self.port = port
         self.netdev = port.netdev
+        self.driver = port_driver(tree, port)
         self.remap_rule, self.remap_reason = remap_rule_for(tree, port)
 
 
@@ -302,6 +324,14 @@ class QosBackend(object):
     def probe(cls, ctx):
         return Probe(True)
 
+    @classmethod
+    def refusal(cls, ctx):
+        """Why this backend, asked for by name, must not serve this port although it may be installed (None: it may).
+
+        Checked before the probe and before anything is read: ``auto`` never asks.
+        """
+        return None
+
     def read(self, desired):
         """Current state of the options in ``desired``.
 
@@ -342,13 +372,17 @@ class BackendGroup(object):
 def select_backend(ctx, group, choice="auto"):
     """The backend of ``group`` for ``choice`` and why it was chosen: ``(backend, reason)``.
 
-    ``choice`` names a backend (which must then be usable) or is ``auto``: the
-    usable candidate with the best probe. A name that is not a candidate of
+    ``choice`` names a backend (which must then be usable, and not refuse the
+    port: :meth:`QosBackend.refusal`) or is ``auto``: the usable candidate with
+    the best probe. A name that is not a candidate of
     this group means ``auto`` here (``backend: dcb`` does not concern ECN).
     """
     check_backend("backend", choice)
     named = [cls for cls in group.candidates if cls.name == choice]
     if named:
+        refusal = named[0].refusal(ctx)
+        if refusal:
+            raise QosError("backend %s: %s" % (choice, refusal))
         probe = named[0].probe(ctx)
         if not probe.usable:
             raise QosError("backend %s: %s" % (choice, probe.reason))

@@ -53,6 +53,7 @@ import re
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.backend import (
     NVIDIA_TABLE_REMAP,
     Probe,
+    nvidia_driver,
     QosBackend,
     app_table_steps,
     attach_table_restore,
@@ -179,6 +180,24 @@ class MlnxQosBackend(QosBackend):
             return Probe(True, 0, "auto: %s has the NVIDIA driver's qos/trust file and mlnx_qos is installed"
                          % ctx.netdev, binary)
         return Probe(True, 2, "auto: mlnx_qos is installed (no iproute2 dcb)", binary)
+
+    @classmethod
+    def refusal(cls, ctx):
+        """``backend: mlnx_qos`` serves NVIDIA's driver only.
+
+        mlnx_qos (mlnx-tools 8fbfd9c) reads the port's DCB buffers on every
+        call, after its PFC, dscp2prio and trust changes and before its ETS
+        change; only mlx5_core has the buffer operation (or the NVIDIA driver
+        stack's ``qos/`` files): on any other driver (ice, the kernel's generic
+        table) the read is a KeyError that mlnx_qos's own error handler turns
+        into a traceback, exit 1, with part of the change applied.
+        """
+        if nvidia_trust_file(ctx) or nvidia_driver(ctx):
+            return None
+        dummy, name, text = ctx.driver
+        return ("%s: %s, not NVIDIA's mlx5_core: mlnx_qos works on NVIDIA's driver only (elsewhere it applies part of "
+                "a change, then stops with a traceback, exit 1, when it reads the DCB buffers the driver does not have); "
+                "use backend: dcb (iproute2) or auto" % (ctx.netdev, text))
 
     def _argv(self, *args):
         return [self.binary, "-i", self.netdev] + list(args)

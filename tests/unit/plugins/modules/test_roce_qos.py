@@ -265,6 +265,18 @@ def test_device_and_port_addressing_with_mlnx_qos(lab, tmp_path):
     assert os.path.isdir(os.path.join(sysfs, "kernel", "config", "rdma_cm", "mlx5_0", "ports", "1"))
 
 
+def test_mlnx_qos_refused_where_the_driver_is_not_nvidias(lab):
+    """The lab's dcbsim0 (no device driver; the real mlnx_qos would die on its missing DCB buffer op): backend
+    mlnx_qos is refused before any command, with the driver and the backend to use; the port is untouched."""
+    lab.host.tools["mlnx_qos"] = FakeMlnxQos({"dcbsim0": MlnxPort()})
+    res = lab.run(netdev="dcbsim0", backend="mlnx_qos", trust="dscp", pfc=[3])
+    assert isinstance(res, Failed)
+    assert res.result["msg"].startswith("backend mlnx_qos: dcbsim0: no device driver link (")
+    assert "not NVIDIA's mlx5_core" in res.result["msg"] and res.result["msg"].endswith("use backend: dcb (iproute2) or auto")
+    assert [c for c in lab.host.calls if "mlnx_qos" in c[0] or c[1:2] != ["-j"]] == []
+    assert lab.ports["dcbsim0"].apps == [] and lab.ports["dcbsim0"].pfc_en == 0
+
+
 # -- the list form ---------------------------------------------------------
 def test_ports_list_per_port_results_and_diff(lab):
     args = dict(trust="dscp", pfc="0,0,0,1,0,0,0,0", roce_tos=106, roce_mode=2,

@@ -18,10 +18,13 @@ exercised end to end:
 * :class:`FakeMlnxQos` - NVIDIA ``mlnx_qos`` (mlnx-tools ``python/mlnx_qos``:
   option handling, its ``pretty_print`` output, the DCB APP-table trust model
   including the "last DSCP entry removed -> trust pcp" trap, or the MLNX_OFED
-  sysfs trust model) on the APP-table and ETS rules of mlx5 (default), ice or
-  the kernel's generic table (:class:`MlnxPort` ``personality``, the rules of
-  tests/dcbsim's personalities; the lab runs the real-netlink double
-  tests/unit/fixtures/mlnx_qos_double.py against them).
+  sysfs trust model, and its tracebacks: on a driver without the DCB buffer op
+  every call dies after its dcbx/pfc/dscp2prio/trust changes, exit 1, a
+  refused PFC is a TypeError traceback) on the APP-table and ETS rules of mlx5
+  (default), ice or the kernel's generic table (:class:`MlnxPort`
+  ``personality``, the rules of tests/dcbsim's personalities; the lab runs the
+  real-netlink double tests/unit/fixtures/mlnx_qos_double.py against them,
+  and tests/dcbsim/compare-mlnx-qos that one against the real mlnx_qos).
 * :class:`FakeIpLink` - ``ip link set dev X mtu N`` writing the fixture tree's mtu file.
 * :class:`FakeEthtool` - ``ethtool -a`` / ``-A`` (ethtool 6.1 text; virtio's real refusal).
 * :class:`FakeRdmaCmConfigfs` - the rdma_cm configfs behaviour of ``mkdir``
@@ -357,7 +360,8 @@ class MlnxPort(object):
       bandwidths of the TCs in use must sum to 100 whatever their TSA
       (``ice_dcb_bwchk``); non-contiguous TCs give the default config.  No
       buffer or maxrate ops (mlnx_qos says so and prints TC lines without
-      their prefix).  ice keeps two configs, as dcbsim does: every set edits
+      their prefix; mlnx_qos itself never gets there: see FakeMlnxQos).
+      ice keeps two configs, as dcbsim does: every set edits
       "desired" (empty at start) and commits all of it to "local" (what the
       port shows): so the first PFC set brings desired's all-strict ETS, the
       default config after the last DSCP entry is undone (PFC included) by
@@ -503,6 +507,16 @@ class FakeMlnxQos(object):
     """TEST DOUBLE of NVIDIA ``mlnx_qos`` (see module docstring)."""
 
     NETLINK_ERR = "Netlink error: Bad value. see dmesg.\n"
+    # The last lines of what mlnx_qos (mlnx-tools 8fbfd9c) prints on stderr, exit 1, when the error handler of
+    # a step meets an exception without errno (its check_privilege reads e.errno).
+    NO_BUFFER_TRACEBACK = ("Traceback (most recent call last):\n  ...\nKeyError: 10\n\n"
+                           "During handling of the above exception, another exception occurred:\n\n"
+                           "Traceback (most recent call last):\n  ...\n"
+                           "AttributeError: 'KeyError' object has no attribute 'errno'\n")
+    PFC_TRACEBACK = ("Traceback (most recent call last):\n  ...\nOSError: Netlink error: Bad value. see dmesg.\n\n"
+                     "During handling of the above exception, another exception occurred:\n\n"
+                     "Traceback (most recent call last):\n  ...\n"
+                     "TypeError: can only concatenate str (not \"OSError\") to str\n")
 
     def __init__(self, ports):
         self.ports = ports
@@ -539,7 +553,7 @@ class FakeMlnxQos(object):
             if len(vals) != 8:
                 return 1, "pfc list must have 8 items\n", ""
             if "pfc" in port.fail or not port.setpfc(sum(int(v) << i for i, v in enumerate(vals))):
-                return 1, self.NETLINK_ERR, ""
+                return 1, "", self.PFC_TRACEBACK
             changed = True
         if o["dscp2prio"] and o.get("trust"):
             return 1, "trust and dscp2prio commands cannot be used at the same time.\n", ""
@@ -579,9 +593,9 @@ class FakeMlnxQos(object):
                         if port.setapp(i, i >> 3):
                             return 1, "Priority trust state is not supported on your system\n", ""
             changed = True
-        if port.buffers is None:
-            out.append("Buffers commands are not supported on your system\n")
-            out.append("Rate limit is not supported on your system!\n")
+        if port.buffers is None and not port.sysfs_trust:
+            # no DCB buffer op (ice): mlnx_qos dies reading the buffers, before its ETS step
+            return 1, "".join(out), self.NO_BUFFER_TRACEBACK
         tsa, tcbw, prio_tc = list(port.tsa), list(port.tcbw), list(port.prio_tc)
         if o.get("tsa"):
             names = o["tsa"].split(",")
@@ -658,8 +672,7 @@ class FakeMlnxQos(object):
             tc2up[tc].append(up)
         for tc in order:
             t = tsa[tc]
-            # no maxrate op (ice): mlnx_qos's rate list is empty and the prefix is lost
-            msg = "tc: %d ratelimit: unlimited, tsa: " % tc if port.buffers is not None else ""
+            msg = "tc: %d ratelimit: unlimited, tsa: " % tc
             msg += ("ets, bw: %s%%" % tcbw[tc]) if t == 2 else ("strict" if t == 0 else ("vendor" if t == 255 else "unknown"))
             lines.append(msg)
             for up in tc2up[tc]:

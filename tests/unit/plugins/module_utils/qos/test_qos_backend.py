@@ -91,10 +91,43 @@ def test_dcb_group_probes(tmp_path):
     ctx, tree = _ctx(tmp_path, {"dcb": FakeDcbTool({"dcbsim0": DcbPort()}), "mlnx_qos": FakeMlnxQos({})})
     dcb_group = engine.GROUPS[0]
     assert backend.select_backend(ctx, dcb_group, "auto")[0].name == "dcb"
+    # dcbsim0 plays NVIDIA's mlx5_core: mlnx_qos may serve it
+    write(os.path.join(tree.sysfs, "class", "net", "dcbsim0", "dcbsim", "personality"), "mlx5\n")
+    ctx = backend.PortContext(ctx.runner, tree, PortRef("dcbsim0", "rxe9", 1))
     assert backend.select_backend(ctx, dcb_group, "mlnx_qos")[1] == "backend: mlnx_qos was requested"
     write(os.path.join(tree.sysfs, "class", "net", "dcbsim0", "qos", "trust"), "pcp\n")
     chosen, why = backend.select_backend(ctx, dcb_group, "auto")
     assert chosen.name == "mlnx_qos" and chosen.app_trust is False and "qos/trust" in why
+
+
+@pytest.mark.parametrize("driver", ["ice", "generic", "virtio_net", None])
+def test_mlnx_qos_requested_on_a_driver_not_nvidias_is_refused_up_front(tmp_path, driver):
+    """mlnx_qos reads the DCB buffers on every call; only mlx5_core has them (elsewhere: part of a change, then a
+    traceback): a request for it is refused before anything is read, naming the driver and the backend to use; auto
+    still chooses as before (dcb where it is installed, else mlnx_qos)."""
+    ports = {"dcbsim0": DcbPort()}
+    ctx, tree = _ctx(tmp_path, {"dcb": FakeDcbTool(ports), "mlnx_qos": FakeMlnxQos({})})
+    netdev = tree.sys("class", "net", "dcbsim0")
+    where = "no device driver link (%s/device/driver)" % netdev
+    if driver in ("ice", "generic"):
+        write(os.path.join(netdev, "dcbsim", "personality"), driver + "\n")
+        where = "dcbsim personality %s (%s/dcbsim/personality)" % (driver, netdev)
+    elif driver:
+        os.makedirs(os.path.join(netdev, "device"))
+        os.symlink("../../../bus/virtio/drivers/" + driver, os.path.join(netdev, "device", "driver"))
+        where = "driver %s (%s/device/driver)" % (driver, netdev)
+    ctx = backend.PortContext(ctx.runner, tree, PortRef("dcbsim0", "rxe9", 1))
+    ctx.runner.module.host.calls[:] = []
+    with pytest.raises(QosError) as exc:
+        backend.select_backend(ctx, engine.GROUPS[0], "mlnx_qos")
+    assert str(exc.value) == (
+        "backend mlnx_qos: dcbsim0: %s, not NVIDIA's mlx5_core: mlnx_qos works on NVIDIA's driver only (elsewhere it "
+        "applies part of a change, then stops with a traceback, exit 1, when it reads the DCB buffers the driver does "
+        "not have); use backend: dcb (iproute2) or auto" % where)
+    assert ctx.runner.module.host.calls == []
+    assert backend.select_backend(ctx, engine.GROUPS[0], "auto")[0].name == "dcb"
+    del ctx.runner.module.host.tools["dcb"]
+    assert backend.select_backend(ctx, engine.GROUPS[0], "auto")[0].name == "mlnx_qos"
 
 
 def test_remap_rule_orders_the_dcb_app_steps(tmp_path):

@@ -9,7 +9,9 @@ and ETS/PFC rules (the ones molecule/dcbsim_personalities proves on dcbsim).
 Per personality and backend: a profile, a second run with nothing to do, the
 remap of DSCP 26 (3 -> 5) and 46 (5 -> 3) together in the steps that driver
 takes, the table down to none, a failure part-way with the port afterwards as
-before, and a failed rollback that leaves no DSCP mapped twice.
+before, and a failed rollback that leaves no DSCP mapped twice. mlnx_qos
+serves NVIDIA's driver only (mlx5): on the others it is refused before
+anything runs (it would die reading the DCB buffers those drivers lack).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,6 +23,7 @@ import os
 import pytest
 
 from ansible_collections.rdma.fabric.plugins.module_utils.qos.engine import ApplyError
+from ansible_collections.rdma.fabric.plugins.module_utils.common.qos_model import QosError
 from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_test_doubles import (
     SEL_DSCP,
     DriverDcbPort,
@@ -30,8 +33,8 @@ from ansible_collections.rdma.fabric.tests.unit.plugins.module_utils.qos.qos_tes
 )
 
 PERSONALITIES = ("generic", "mlx5", "ice")
-BACKENDS = ("dcb", "mlnx_qos")
-MATRIX = [(p, b) for p in PERSONALITIES for b in BACKENDS]
+# mlnx_qos on NVIDIA's driver only (the others: test_mlnx_qos_refused_on_a_driver_not_nvidias)
+MATRIX = [(p, "dcb") for p in PERSONALITIES] + [("mlx5", "mlnx_qos")]
 DCB = "/usr/sbin/dcb app %s dev dcbsim0 dscp-prio %s"
 MQ = "/usr/sbin/mlnx_qos -i dcbsim0 --dscp2prio %s"
 # The steps of the remap 26: 3 -> 5 and 46: 5 -> 3 (docs/DESIGN.md "DSCP remaps on each driver's DCB rules")
@@ -39,21 +42,14 @@ REMAP_COMMANDS = {
     ("generic", "dcb"): [DCB % ("add", "26:5 46:3"), DCB % ("del", "26:3 46:5")],
     ("mlx5", "dcb"): [DCB % ("add", "26:5 46:3")],
     ("ice", "dcb"): [DCB % ("del", "26:3"), DCB % ("add", "26:5"), DCB % ("del", "46:5"), DCB % ("add", "46:3")],
-    ("generic", "mlnx_qos"): [MQ % "set,26,5", MQ % "set,46,3", MQ % "del,26,3", MQ % "del,46,5"],
     ("mlx5", "mlnx_qos"): [MQ % "set,26,5", MQ % "set,46,3"],
-    ("ice", "mlnx_qos"): [MQ % "del,26,3", MQ % "set,26,5", MQ % "del,46,5", MQ % "set,46,3"],
 }
 
 
 def profile(personality, backend):
-    """Trust DSCP (the 64 default entries, 26 -> 3 and 46 -> 5 among them), PFC on 3, ETS 50/50 on TC0 and TC3.
-
-    mlnx_qos prints no traffic class lines on ice (no maxrate op), so there it manages no ETS.
-    """
-    out = {"trust": "dscp", "pfc": [3], "dscp2prio": {26: 3, 46: 5}}
-    if not (personality == "ice" and backend == "mlnx_qos"):
-        out["ets"] = [{"tc": 0, "tsa": "ets", "bw": 50}, {"tc": 3, "tsa": "ets", "bw": 50}]
-    return out
+    """Trust DSCP (the 64 default entries, 26 -> 3 and 46 -> 5 among them), PFC on 3, ETS 50/50 on TC0 and TC3."""
+    return {"trust": "dscp", "pfc": [3], "dscp2prio": {26: 3, 46: 5},
+            "ets": [{"tc": 0, "tsa": "ets", "bw": 50}, {"tc": 3, "tsa": "ets", "bw": 50}]}
 
 
 class Port(LabEngine):
@@ -190,3 +186,19 @@ def test_a_failed_rollback_leaves_no_dscp_mapped_twice(port):
     else:
         assert mapped[46] == [3] and len(exc.value.rollback_failed) == 1
         assert "COULD NOT roll back" in str(exc.value)
+
+
+@pytest.mark.parametrize("personality", ["generic", "ice"])
+def test_mlnx_qos_refused_on_a_driver_not_nvidias(tmp_path, monkeypatch, personality):
+    """backend: mlnx_qos on a port whose driver is not NVIDIA's fails before any command, naming the driver and
+    the backend to use; nothing changed. auto still picks dcb there."""
+    port = Port(tmp_path, monkeypatch, personality, "mlnx_qos")
+    before = port.state()
+    with pytest.raises(QosError) as exc:
+        port.run(**profile(personality, "mlnx_qos"))
+    assert "backend mlnx_qos: dcbsim0: dcbsim personality %s (" % personality in str(exc.value)
+    assert "not NVIDIA's mlx5_core" in str(exc.value) and "use backend: dcb (iproute2) or auto" in str(exc.value)
+    assert port.host.calls == [] and port.state() == before
+    port.backend = "auto"
+    r, _w = port.run(**profile(personality, "auto"))
+    assert r["changed"] and r["backend"] == "dcb"
