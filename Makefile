@@ -138,16 +138,24 @@ demo: venv collection-link lab-image
 # ignored) files, so nothing local (caches, rebuilt fixture folders, reports)
 # can slip in; the extra docs (docs/*.md as RST) are generated into that copy.
 # tests/packaging/tarball_contents.py prints it by top folder with sizes and
-# fails on what must not ship or on what is missing.
+# fails on what must not ship or on what is missing. Two builds may run at
+# once in one work tree (make test-all: the host checks' and molecule/ee_slices'
+# make ee-image): each copies into a folder of its own and checks its tarball
+# there, then renames it over $(TARBALL) (same file system: a reader sees the
+# old tarball or the new one, never a part).
 COLL_VERSION := $(shell awk '/^version:/{print $$2}' galaxy.yml)
 TARBALL     := $(ROOT)/build/rdma-fabric-$(COLL_VERSION).tar.gz
-BUILD_SRC   := $(or $(TMPDIR),/tmp)/rdma-fabric-build-$(shell echo $(ROOT) | md5sum | cut -c1-8)/ansible_collections/rdma/fabric
 build: venv
-	rm -rf $(BUILD_SRC) && mkdir -p $(BUILD_SRC) build
-	git ls-files -co --exclude-standard -z | rsync -a --ignore-missing-args --from0 --files-from=- ./ $(BUILD_SRC)/
-	tools/docs/extra-docs $(BUILD_SRC)
-	cd $(BUILD_SRC) && $(BIN)/ansible-galaxy collection build --force --output-path $(ROOT)/build/ >/dev/null
-	$(BIN)/python tests/packaging/tarball_contents.py $(TARBALL)
+	@mkdir -p build
+	set -e; \
+	  src=$$(mktemp -d "$(or $(TMPDIR),/tmp)/rdma-fabric-build.XXXXXX"); out=$$(mktemp -d "$(ROOT)/build/.tarball.XXXXXX"); \
+	  trap 'rm -rf "$$src" "$$out"' EXIT; \
+	  mkdir -p "$$src/ansible_collections/rdma/fabric"; \
+	  git ls-files -co --exclude-standard -z | rsync -a --ignore-missing-args --from0 --files-from=- ./ "$$src/ansible_collections/rdma/fabric/"; \
+	  tools/docs/extra-docs "$$src/ansible_collections/rdma/fabric"; \
+	  (cd "$$src/ansible_collections/rdma/fabric" && $(BIN)/ansible-galaxy collection build --output-path "$$out" >/dev/null); \
+	  $(BIN)/python tests/packaging/tarball_contents.py "$$out/$(notdir $(TARBALL))"; \
+	  mv -f "$$out/$(notdir $(TARBALL))" $(TARBALL)
 
 # --- packaging checks (issue 21) --------------------------------------------
 # Pinned virtualenvs beside .venv (ansible 12 / ansible-core 2.19):
