@@ -212,23 +212,11 @@ def test_a_first_apply_crosses_to_the_host_three_times_for_a_port(host):
 
 # site.yml runs soft_roce just before this role: its rdma_link call returns the RDMA facts after its changes,
 # and site.yml passes __lossless_ethernet_facts_current so that the role does not read them again.
-PLAYBOOK_AFTER_A_READ = """
-- hosts: localhost
-  gather_facts: false
-  module_defaults:
-    group/rdma.fabric.sysfs:
-      sysfs_path: "{{ sysfs }}"
-  tasks:
+PLAYBOOK_AFTER_A_READ = PLAYBOOK.replace("  tasks:\n", """  tasks:
     - name: The RDMA facts read earlier in the run
       rdma.fabric.rdma_device_facts:
 
-    - name: Lossless
-      ansible.builtin.include_role:
-        name: rdma.fabric.lossless_ethernet
-      vars:
-        lossless_ethernet_on_unsupported: warn
-        lossless_ethernet_manage_packages: false
-        __lossless_ethernet_facts_current: "{{ facts_current }}"
+""", 1) + """        __lossless_ethernet_facts_current: "{{ facts_current }}"
 """
 
 
