@@ -96,6 +96,19 @@ def one_line(text):
     return re.sub(r"\s+", " ", text).strip()
 
 
+def parse_node(text):
+    """``(state, reason)`` from ``scontrol show node`` (Slurm 22.05): state flags such as ``IDLE+DRAIN``, the
+    reason text without Slurm's ``[user@time]`` suffix; ``""`` where Slurm prints no ``Reason=`` (a node in service)."""
+    state = reason = ""
+    for line in text.splitlines():
+        words = line.split()
+        if words and words[0].startswith("Reason="):  # the rest of its line, however many words
+            reason = re.fullmatch(r"\s*Reason=(.*?)(?:\s+\[[^\]]*\])?\s*", line).group(1).strip()
+        elif not state:
+            state = next((word[len("State="):] for word in words if word.startswith("State=")), "")
+    return state, reason
+
+
 class Slurm(object):
     """Drain and resume this node through ``scontrol`` (argv lists, no shell)."""
 
@@ -108,13 +121,11 @@ class Slurm(object):
         return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
 
     def node_state(self):
-        """``(state, reason)`` from ``scontrol show node``: state flags such as ``IDLE+DRAIN``, the reason text."""
+        """``(state, reason)`` of this node (:func:`parse_node`)."""
         rc, out, err = self._run(["show", "node", self.node])
         if rc != 0:
             raise OSError("scontrol show node %s failed (rc=%d): %s" % (self.node, rc, one_line(err or out)))
-        state = re.search(r"(?:^|\s)State=(\S+)", out)
-        reason = re.search(r"(?:^|\s)Reason=(.*?)(?:\s+\[[^\]]*\])?\s*$", out, re.M)
-        return (state.group(1) if state else ""), (reason.group(1).strip() if reason else "")
+        return parse_node(out)
 
     def drain(self, reason):
         rc, out, err = self._run(["update", "NodeName=%s" % self.node, "State=DRAIN", "Reason=%s" % reason])

@@ -48,13 +48,14 @@ def validation():
     ]
 
 
-# TEST DOUBLE (no GPU here): nccl-tests all_reduce_perf rows written in its column layout, not captured output.
+# TEST DOUBLE (no GPU here): nccl-tests all_reduce_perf rows written in its column layout, not captured output; the
+# column widths and number formats those of nccl-tests 2.19.6's writeResultHeader / writeBenchmarkLine* (src/util.cu).
 NCCL_ROWS_TEST_DOUBLE = (
-    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-    "            8             2     float     sum      -1    30.12    0.00    0.00      0    29.80    0.00    0.00      0\n"
-    "         1024           256     float     sum      -1    35.40    0.03    0.03      0    35.10    0.03    0.03      0\n"
-    "        65536         16384     float     sum      -1    61.70    1.06    1.06      0    61.20    1.07    1.07      0\n"
-    "      4194304       1048576     float     sum      -1    412.5   10.17   10.17      0    410.1   10.23   10.23      0\n")
+    "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong \n"
+    "           8             2     float     sum      -1    30.12    0.00    0.00       0    29.80    0.00    0.00       0\n"
+    "        1024           256     float     sum      -1    35.40    0.03    0.03       0    35.10    0.03    0.03       0\n"
+    "       65536         16384     float     sum      -1    61.70    1.06    1.06       0    61.20    1.07    1.07       0\n"
+    "     4194304       1048576     float     sum      -1   412.50   10.17   10.17       0   410.10   10.23   10.23       0\n")
 # TEST DOUBLE: ucx_perftest -f final rows written by hand (the figures of the lab's soft-RoCE runs), with the
 # ep_cfg line UCX logs at UCX_LOG_LEVEL=info.
 UCX_EP_CFG = "[1732640000.123456] [lab2:4242:0]     ucp_worker.c:1888 UCX  INFO  ep_cfg[1]: tag(rc_verbs/rxe0:1)\n"

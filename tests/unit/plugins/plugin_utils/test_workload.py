@@ -134,6 +134,13 @@ def test_ucx_transport_report_lines():
     assert "no endpoint to another host" in wl.check_transports(cfgs[:1], "rxe0", 1)[0]
 
 
+def test_srun_label_tags_ranks_like_mpirun():
+    """srun --label prefixes each line with the task's rank ("R: "): the same report and transport lines."""
+    srun = UCX_INFO_13.replace("[1,0]<stdout>:", "0: ").replace("[1,1]<stdout>:", "1: ")
+    assert wl.parse_ucx_transports(srun) == wl.parse_ucx_transports(UCX_INFO_13)
+    assert wl.parse_allreduce(REPORT.replace("[1,0]<stdout>:", "0: ")) == wl.parse_allreduce(REPORT)
+
+
 def test_counters_and_deltas():
     before = wl.parse_counters("/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts:10\n"
                                "/sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts:12\n"
@@ -197,11 +204,13 @@ def test_allreduce_failure_and_check_mode():
 
 
 def test_nccl_tests_rows_test_double():
-    """TEST DOUBLE (no GPU here): two rows in nccl-tests' all_reduce_perf layout, not captured output."""
-    text = ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
-            "            8             2     float     sum      -1    30.12    0.00    0.00      0    29.80    0.00    0.00      0\n"
-            "      4194304       1048576     float     sum      -1    412.5   10.17   10.17      0    410.1   10.23   10.23      0\n")
+    """TEST DOUBLE (no GPU here): two rows in nccl-tests' all_reduce_perf layout, not captured output; the column
+    widths and number formats those of nccl-tests 2.19.6's writeResultHeader / writeBenchmarkLine* (src/util.cu)."""
+    text = ("#                                                              out-of-place                       in-place          \n"
+            "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong \n"
+            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         \n"
+            "           8             2     float     sum      -1    30.12    0.00    0.00       0    29.80    0.00    0.00       0\n"
+            "     4194304       1048576     float     sum      -1   412.50   10.17   10.17       0   410.10   10.23   10.23       0\n")
     rows = wl.parse_nccl_tests(text)
     assert rows == [
         {"bytes": 8, "time_us": 30.12, "algbw_gbps": 0.0, "busbw_gbps": 0.0, "correct": True},
@@ -209,7 +218,7 @@ def test_nccl_tests_rows_test_double():
     p = lab_plan()
     entry = wl.nccl_result(p, _run(text))
     assert entry["passed"] is True and entry["bandwidth_gbps"] == 81.36
-    assert wl.nccl_result(p, _run(text.replace("10.17      0", "10.17      3")))["passed"] is False
+    assert wl.nccl_result(p, _run(text.replace("10.17       0", "10.17       3")))["passed"] is False
 
 
 def test_ucx_perftest_rows_captured_on_the_lab():

@@ -3,9 +3,11 @@
 
 The host is read by the collector's reader from the sysfs fixtures (REAL
 lab capture ``lab_rxe_lab1``; DERIVED GPU trees of tests/unit/fixtures/pci).
-Slurm is not in the lab: ``scontrol`` is a clearly named test double, a
-script on PATH that records its arguments and answers ``show node`` with a
-line in the format of Slurm's own output.
+``scontrol`` is a clearly named test double, a script on PATH that records
+its arguments and answers ``show node`` with REAL output of Slurm 22.05's
+``scontrol show node`` (Debian's slurm-client, captured on the lab's real
+Slurm: tests/unit/fixtures/slurm). The lab's slurm scenario runs the check
+as slurmd's HealthCheckProgram against the real slurmctld.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,6 +23,7 @@ from ansible_collections.rdma.fabric.tests.unit.fixtures.pci.pci_tree import bui
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAB = os.path.abspath(os.path.join(HERE, "..", "..", "..", "fixtures", "sysfs", "lab_rxe_lab1"))
+SLURM = os.path.abspath(os.path.join(HERE, "..", "..", "..", "fixtures", "slurm"))
 
 
 def lab_copy(tmp_path):
@@ -117,15 +120,17 @@ def test_bad_configuration_exits_2(tmp_path, capsys):
 # Slurm, with a test double of scontrol
 # --------------------------------------------------------------------------
 FAKE_SCONTROL = """#!/bin/sh
-# TEST DOUBLE of Slurm's scontrol: records its arguments, answers `show node` from $FAKE_NODE_STATE.
+# TEST DOUBLE of Slurm 22.05's scontrol: records its arguments, answers `show node` with the file $FAKE_NODE_SHOW
+# (real output of `scontrol show node`, tests/unit/fixtures/slurm).
 printf '%%s\\n' "$*" >> "%(log)s"
 if [ "$1" = show ]; then
-  printf 'NodeName=n1 Arch=x86_64 CoresPerSocket=8\\n   State=%%s ThreadsPerCore=1\\n   Reason=%%s\\n' "$FAKE_NODE_STATE" "$FAKE_NODE_REASON"
+  cat "$FAKE_NODE_SHOW"
 fi
 """
 
 
-def fake_scontrol(tmp_path, monkeypatch, state, reason):
+def fake_scontrol(tmp_path, monkeypatch, show):
+    """``show``: the fixture file ``scontrol show node`` answers with."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
     log = tmp_path / "scontrol.log"
@@ -133,13 +138,29 @@ def fake_scontrol(tmp_path, monkeypatch, state, reason):
     script.write_text(FAKE_SCONTROL % {"log": log})
     script.chmod(0o755)
     monkeypatch.setenv("PATH", "%s:%s" % (bindir, os.environ["PATH"]))
-    monkeypatch.setenv("FAKE_NODE_STATE", state)
-    monkeypatch.setenv("FAKE_NODE_REASON", reason)
+    monkeypatch.setenv("FAKE_NODE_SHOW", os.path.join(SLURM, show) if not os.path.isabs(show) else show)
     return log
 
 
+def test_real_scontrol_show_node_read():
+    """The node's state and reason from Slurm 22.05's own output: idle (no Reason line at all), drained by this
+    check (the reason without Slurm's "[user@time]" suffix)."""
+    def read(name):
+        with open(os.path.join(SLURM, name)) as f:
+            return f.read()
+    assert health_check.parse_node(read("scontrol_show_node_idle.txt")) == ("IDLE", "")
+    assert health_check.parse_node(read("scontrol_show_node_drained_by_health_check.txt")) == (
+        "IDLE+DRAIN", "rdma-fabric: RDMA port rxe1/1 (rdmad0) is DOWN (physical state Disabled)")
+    # sinfo -R, at the same moment, shows the reason's first 20 characters: the check's prefix is what an operator
+    # sees there, and what resume_if_ours looks for
+    header, row = read("sinfo_R_drained_by_health_check.txt").splitlines()
+    assert header.split() == ["REASON", "USER", "TIMESTAMP", "NODELIST"]
+    assert row[:20] == "rdma-fabric: RDMA port rxe1/1 (rdmad0) is DOWN (physical state Disabled)"[:20]
+    assert row[:20].startswith(health_check.REASON_PREFIX)
+
+
 def test_slurm_drain_on_failure(tmp_path, monkeypatch, capsys):
-    log = fake_scontrol(tmp_path, monkeypatch, "IDLE", "")
+    log = fake_scontrol(tmp_path, monkeypatch, "scontrol_show_node_idle.txt")
     expected = [{"match": "rxe0", "rate_gbps": 10}, {"match": "mlx5_0"}]
     cfg = write_config(tmp_path, sysfs=os.path.join(LAB, "sys"), expected_ports=expected)
     assert health_check.cli_main(["--config", cfg, "--slurm-drain", "--node", "n1"]) == 1
@@ -150,11 +171,21 @@ def test_slurm_drain_on_failure(tmp_path, monkeypatch, capsys):
 
 def test_slurm_resume_only_what_it_drained(tmp_path, monkeypatch, capsys):
     cfg = write_config(tmp_path, sysfs=os.path.join(LAB, "sys"))
-    log = fake_scontrol(tmp_path, monkeypatch, "IDLE+DRAIN", "rdma-fabric: RDMA port rxe0/1 is DOWN [root@2026-11-23T20:00:00]")
+    log = fake_scontrol(tmp_path, monkeypatch, "scontrol_show_node_drained_by_health_check.txt")
     assert health_check.cli_main(["--config", cfg, "--slurm-drain", "--node", "n1"]) == 0
     assert capsys.readouterr().out.endswith("[resumed n1]\n")
     assert log.read_text() == "show node n1\nupdate NodeName=n1 State=RESUME\n"
     log.unlink()
-    monkeypatch.setenv("FAKE_NODE_REASON", "disk full [admin@2026-11-23T20:00:00]")
+    # DERIVED from the real capture: the same node drained by someone else (another reason)
+    other = tmp_path / "drained_by_admin.txt"
+    with open(os.path.join(SLURM, "scontrol_show_node_drained_by_health_check.txt")) as f:
+        other.write_text(f.read().replace("rdma-fabric: RDMA port rxe1/1 (rdmad0) is DOWN (physical state Disabled)",
+                                          "disk full"))
+    monkeypatch.setenv("FAKE_NODE_SHOW", str(other))
     assert health_check.cli_main(["--config", cfg, "--slurm-drain", "--node", "n1"]) == 0
     assert log.read_text() == "show node n1\n"  # drained by someone else: left alone
+    log.unlink()
+    # in service (no Reason line): nothing to resume
+    monkeypatch.setenv("FAKE_NODE_SHOW", os.path.join(SLURM, "scontrol_show_node_idle.txt"))
+    assert health_check.cli_main(["--config", cfg, "--slurm-drain", "--node", "n1"]) == 0
+    assert log.read_text() == "show node n1\n"
