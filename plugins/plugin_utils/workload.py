@@ -56,8 +56,7 @@ _ENV_VALUE_RE = re.compile(r"[A-Za-z0-9_.,:=^/@+-]*")
 _EP_CFG_RE = re.compile(r"ep_cfg\[(\d+)\]:\s*(.*)")
 _UCX_HOST_RE = re.compile(r"\[\d+\.\d+\]\s+\[([^:\]\s]+):(\d+)")
 _LANE_RE = re.compile(r"(\w+)\(([^)]*)\)")
-# a line's rank tag: mpirun --tag-output's "[1,R]<stdout>:", srun --label's "R: "
-_RANK_RE = re.compile(r"^(?:\[1,(\d+)\]<(?:stdout|stderr)>:|(\d+): )")
+_RANK_RE = re.compile(r"^\[1,(\d+)\]<(?:stdout|stderr)>:")
 _NUMBER_RE = re.compile(r"[-+]?\d+(?:\.\d+)?")
 # a UCX log line: "[1732640000.123456] [host:1234:0]  file.c:123  UCX  INFO ..."
 _UCX_LOG_RE = re.compile(r"\s*\[\d+\.\d+\]\s+\[[^\]]*\]")
@@ -219,7 +218,7 @@ def workload_plan(endpoints, hosts, envs, sizes=DEFAULT_SIZES, iterations=20, ti
 def _strip_tag(line):
     match = _RANK_RE.match(line)
     if match:
-        return int(match.group(1) or match.group(2)), line[match.end():]
+        return int(match.group(1)), line[match.end():]
     return None, line
 
 

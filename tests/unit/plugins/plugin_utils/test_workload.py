@@ -134,13 +134,6 @@ def test_ucx_transport_report_lines():
     assert "no endpoint to another host" in wl.check_transports(cfgs[:1], "rxe0", 1)[0]
 
 
-def test_srun_label_tags_ranks_like_mpirun():
-    """srun --label prefixes each line with the task's rank ("R: "): the same report and transport lines."""
-    srun = UCX_INFO_13.replace("[1,0]<stdout>:", "0: ").replace("[1,1]<stdout>:", "1: ")
-    assert wl.parse_ucx_transports(srun) == wl.parse_ucx_transports(UCX_INFO_13)
-    assert wl.parse_allreduce(REPORT.replace("[1,0]<stdout>:", "0: ")) == wl.parse_allreduce(REPORT)
-
-
 def test_counters_and_deltas():
     before = wl.parse_counters("/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts:10\n"
                                "/sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts:12\n"
